@@ -1,0 +1,56 @@
+//! The one error type of the core crate.
+//!
+//! Every fallible public function returns [`Result`]. The Python bindings map each variant to a
+//! Python exception in one place (`rust/python/src/errors.rs`): [`Error::InvalidParameter`]
+//! becomes `privlearn.InvalidParameterError` (a `ValueError`), the others `privlearn.PrivlearnError`
+//! subclasses.
+
+use std::borrow::Cow;
+
+/// Errors raised by privlearn's core algorithms.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A parameter is outside its allowed range. `name` is the parameter's public name (as in the
+    /// Python API) and `message` says what is allowed and what was given.
+    #[error("{name}: {message}")]
+    InvalidParameter {
+        /// Public name of the offending parameter.
+        name: Cow<'static, str>,
+        /// What is allowed, and what was received.
+        message: String,
+    },
+    /// The operating system's entropy source failed.
+    #[error("the operating system's random source failed: {0}")]
+    Entropy(String),
+}
+
+impl Error {
+    /// Builds an [`Error::InvalidParameter`].
+    pub fn invalid(name: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+        Error::InvalidParameter { name: name.into(), message: message.into() }
+    }
+}
+
+/// Result alias used throughout the core crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Checks that a privacy parameter `epsilon` is a finite number `> 0`.
+pub fn check_epsilon(epsilon: f64) -> Result<()> {
+    if epsilon.is_finite() && epsilon > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid("epsilon", format!("must be a finite number > 0, got {epsilon}")))
+    }
+}
+
+/// Checks that a sensitivity is a finite number `> 0`.
+pub fn check_sensitivity(sensitivity: f64) -> Result<()> {
+    if sensitivity.is_finite() && sensitivity > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "sensitivity",
+            format!("must be a finite number > 0, got {sensitivity}"),
+        ))
+    }
+}

@@ -1,0 +1,429 @@
+//! The floating-point-safe exponential mechanism (`numerics="exact"`).
+//!
+//! ## Construction
+//!
+//! Let `c = ε / (2Δ)`. The ideal mechanism picks `i` with probability proportional to
+//! `exp(c u_i)`. We sample, exactly, from the following mechanism, which is `ε`-DP for
+//! utilities of sensitivity `Δ` (replace-one neighbours):
+//!
+//! 1. **Grid** (real-valued scores only). Each score is rounded to the nearest multiple of a
+//!    power of two `γ` (ties to even): `γ` is about `Δ · 2^-20` (larger only when `ε` is below
+//!    about `3e-7`, see [`grid_exponent`]). Rounding moves each score by at most `γ/2`, so the
+//!    rounded utility has sensitivity at most `Δ' = Δ + γ`, and the rate used is
+//!    `c' = ε γ / (2Δ')` per grid step: the mechanism is exactly `ε`-DP for the rounded
+//!    utilities, hence for the original ones. Its distribution differs from the ideal one by a
+//!    factor at most `exp(ε γ / Δ)` in any probability ratio (about `1 + ε · 2^-19`).
+//!    Integer-typed scores are used as they are (`γ = 1`, `Δ' = Δ`).
+//! 2. **Rate rounding.** `c'` is rounded *down* to a dyadic rational `m / 2^t` with a 64-bit `m`
+//!    (relative error below `2^-63` whenever `c' >= 2^-55`), computed with integer arithmetic.
+//!    A smaller rate is a smaller privacy loss. Rates above `2^40` per step are capped at `2^40`
+//!    (no effect: see the clamp).
+//! 3. **Clamp.** With `k_i` the distance of score `i` below the best score in grid steps, the
+//!    exponent `x_i = min(c k_i, 700, c · 2^52)`. This is the mechanism run on the clamped utility
+//!    `max(u_i, u_max - B)` for a constant `B`, whose sensitivity is still `Δ'` (a max of two
+//!    `Δ'`-sensitive functions). Clamping changes the output distribution by at most
+//!    `n e^-700` in total variation.
+//! 4. **Exact sampling** of `i` with probability proportional to `e^{-x_i}`: write
+//!    `x_i = j_i + f_i` with integer `j_i <= 700` and `f_i in [0, 1)` (both exact, `x_i` is
+//!    dyadic). Draw a group `j` with probability proportional to `N_j e^{-j}` (`N_j` candidates in
+//!    group `j`) with [`sample_exp_neg_groups`]; a uniform candidate of the group; and accept it
+//!    with probability `e^{-f_i}` ([`bernoulli_exp_neg_dyadic`]), else start again. An accepted
+//!    `i` has probability exactly proportional to `e^{-j_i} e^{-f_i}`; each round accepts with
+//!    probability at least `1/e`.
+//!
+//! No step rounds a probability: every comparison is made on integers or on intervals that
+//! provably contain the real value. The output for a given random stream is the same on every
+//! machine. Running time is not constant (timing side channels are out of scope).
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::exact::{MAX_GROUP, bernoulli_exp_neg_dyadic, sample_exp_neg_groups};
+use crate::rng::Rng;
+use crate::vmath::{CHUNK, PAR_MIN, max_and_check_block};
+
+use super::bad_scores;
+
+/// Exponent cap in nats (step 3 of the construction).
+const CLAMP_NATS: u128 = MAX_GROUP as u128;
+/// Largest distance in grid steps kept unclamped: differences below `2^52` steps are exact.
+const MAX_STEPS: u64 = 1 << 52;
+/// Smallest and largest shift `t` of the dyadic rate `m / 2^t`.
+const T_MIN: u32 = 23;
+const T_MAX: u32 = 118;
+const NO_GROUP: u16 = u16::MAX;
+
+/// `x = m * 2^e` with `m < 2^53`, for a finite `x > 0`.
+fn decompose(x: f64) -> (u64, i64) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    let frac = bits & ((1u64 << 52) - 1);
+    if exp == 0 { (frac, -1074) } else { (frac | (1u64 << 52), exp - 1075) }
+}
+
+/// `floor(log2(x))` for a finite `x > 0`, exactly.
+fn floor_log2(x: f64) -> i64 {
+    let (m, e) = decompose(x);
+    63 - i64::from(m.leading_zeros()) + e
+}
+
+/// `floor(num * 2^s / den)`, or `None` if it does not fit comfortably in a `u128`.
+fn floor_scaled(num: u64, den: u64, s: i64) -> Option<u128> {
+    if s >= 0 {
+        if s > 74 { None } else { Some((u128::from(num) << s) / u128::from(den)) }
+    } else if -s > 74 {
+        Some(0)
+    } else {
+        Some(u128::from(num) / (u128::from(den) << (-s)))
+    }
+}
+
+/// The dyadic rate `m / 2^t <= ε · 2^g / (2 Δ')`, rounded down (step 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    /// Numerator (`< 2^64`).
+    pub m: u64,
+    /// Shift (`T_MIN <= t <= T_MAX`).
+    pub t: u32,
+}
+
+/// Computes the rounded-down rate `ε · 2^g / (2 Δ')` per grid step.
+pub fn rate(epsilon: f64, g: i64, sensitivity: f64) -> Rate {
+    let (me, ee) = decompose(epsilon);
+    let (md, ed) = decompose(sensitivity);
+    let base = ee + g - 1 - ed;
+    let value = |t: u32| floor_scaled(me, md, base + i64::from(t));
+    let big = 1u128 << 64;
+    let half = 1u128 << 63;
+    let cap = Rate { m: 1u64 << 63, t: T_MIN };
+    // Rate >= 2^40 (m >= 2^63 at t = T_MIN): cap.
+    match value(T_MIN) {
+        None => return cap,
+        Some(v) if v >= half => return cap,
+        _ => {}
+    }
+    let est = (64 - i64::from(me.leading_zeros())) - (64 - i64::from(md.leading_zeros())) + base;
+    let mut t = (63 - est).clamp(i64::from(T_MIN), i64::from(T_MAX)) as u32;
+    loop {
+        match value(t) {
+            None => t -= 1,
+            Some(v) if v >= big => t -= 1,
+            Some(v) if v < half && t < T_MAX => t += 1,
+            Some(v) => return Rate { m: v as u64, t },
+        }
+    }
+}
+
+/// Clamp and exponent arithmetic (steps 3 and 4) for a rate.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    rate: Rate,
+    /// Distances (grid steps) at or beyond this are clamped.
+    k_clamp: u64,
+    /// The exponent of clamped candidates, in units of `2^-t` nats.
+    clamp_exp: u128,
+}
+
+impl Plan {
+    fn new(rate: Rate) -> Self {
+        let m = u128::from(rate.m);
+        let nats = CLAMP_NATS << rate.t;
+        let k_raw = if m == 0 { u128::MAX } else { nats.div_ceil(m) };
+        if k_raw <= u128::from(MAX_STEPS) {
+            Plan { rate, k_clamp: k_raw as u64, clamp_exp: nats }
+        } else {
+            Plan { rate, k_clamp: MAX_STEPS, clamp_exp: m * u128::from(MAX_STEPS) }
+        }
+    }
+
+    /// Exponent of a candidate `k` steps below the best, in units of `2^-t` nats.
+    #[inline]
+    fn exponent(&self, k: u64) -> u128 {
+        if k >= self.k_clamp { self.clamp_exp } else { u128::from(self.rate.m) * u128::from(k) }
+    }
+
+    #[inline]
+    fn group(&self, k: u64) -> u16 {
+        (self.exponent(k) >> self.rate.t) as u16
+    }
+
+    #[inline]
+    fn fraction(&self, k: u64) -> u128 {
+        self.exponent(k) & ((1u128 << self.rate.t) - 1)
+    }
+}
+
+/// The grid exponent `g` (`γ = 2^g`) for real-valued scores (step 1): `γ <= Δ · 2^-20`, made
+/// coarser only when needed so that the clamp distance `700 / c` stays below `2^52` steps
+/// (`ε` below about `3e-7`), and never coarser than `Δ · 2^10`.
+pub fn grid_exponent(epsilon: f64, sensitivity: f64) -> i64 {
+    let g1 = floor_log2(sensitivity) - 20;
+    let ratio = 1400.0 * sensitivity / epsilon;
+    let g2 = if ratio.is_finite() { floor_log2(ratio) + 2 - 52 } else { i64::MAX };
+    g1.max(g2).min(g1 + 30)
+}
+
+/// `2^e` for `-1022 <= e <= 1023`.
+fn pow2(e: i64) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// The range of sensitivities the exact real-valued path accepts.
+pub const SENSITIVITY_RANGE: (f64, f64) = (1e-250, 1e250);
+
+/// Exact exponential mechanism for real-valued scores (see the module documentation).
+pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng) -> Result<usize> {
+    let (lo, hi) = SENSITIVITY_RANGE;
+    if !(lo..=hi).contains(&sensitivity) {
+        return Err(Error::invalid(
+            "sensitivity",
+            format!(
+                "must lie in [{lo:e}, {hi:e}] for numerics='exact' with real-valued scores, got \
+                 {sensitivity:e}; rescale the scores and the sensitivity together"
+            ),
+        ));
+    }
+    let umax = validated_max(scores)?;
+    let g = grid_exponent(epsilon, sensitivity);
+    let gamma = pow2(g);
+    let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
+    let round = move |s: f64| if s.abs() >= limit { s } else { (s / gamma).round_ties_even() * gamma };
+    let widened = (sensitivity + gamma).next_up();
+    let plan = Plan::new(rate(epsilon, g, widened));
+    let umax = round(umax);
+    let k_clamp = plan.k_clamp;
+    let clamp_dist = k_clamp as f64 * gamma;
+    let level = move |i: usize| -> Option<u64> {
+        let s = scores[i];
+        if s == f64::NEG_INFINITY {
+            return None;
+        }
+        let d = umax - round(s);
+        Some(if d >= clamp_dist { k_clamp } else { (d / gamma) as u64 })
+    };
+    Ok(run(scores.len(), &level, &plan, rng))
+}
+
+/// Exact exponential mechanism for integer scores (no grid; see the module documentation).
+pub fn sample_i64(scores: &[i64], epsilon: f64, sensitivity: f64, rng: &mut Rng) -> Result<usize> {
+    let umax = *scores.iter().max().ok_or_else(bad_scores)?;
+    let plan = Plan::new(rate(epsilon, 0, sensitivity));
+    let k_clamp = plan.k_clamp;
+    let level = move |i: usize| -> Option<u64> {
+        let d = (i128::from(umax) - i128::from(scores[i])) as u128;
+        Some(if d >= u128::from(k_clamp) { k_clamp } else { d as u64 })
+    };
+    Ok(run(scores.len(), &level, &plan, rng))
+}
+
+/// Maximum of the scores after checking there is no NaN or `+inf` and at least one finite one.
+fn validated_max(scores: &[f64]) -> Result<f64> {
+    let (m, bad) = if scores.len() < PAR_MIN {
+        max_and_check_block(scores)
+    } else {
+        scores
+            .par_chunks(CHUNK)
+            .map(max_and_check_block)
+            .reduce(|| (f64::NEG_INFINITY, false), |a, b| (if b.0 > a.0 { b.0 } else { a.0 }, a.1 | b.1))
+    };
+    if bad || m == f64::NEG_INFINITY {
+        return Err(bad_scores());
+    }
+    Ok(m)
+}
+
+/// Group histogram of one chunk of candidates, writing each candidate's group.
+fn group_chunk(
+    start: usize,
+    out: &mut [u16],
+    level: &(impl Fn(usize) -> Option<u64> + Sync),
+    plan: &Plan,
+) -> Vec<u64> {
+    let mut hist = vec![0u64; MAX_GROUP + 1];
+    for (o, slot) in out.iter_mut().enumerate() {
+        *slot = match level(start + o) {
+            None => NO_GROUP,
+            Some(k) => {
+                let j = plan.group(k);
+                hist[usize::from(j)] += 1;
+                j
+            }
+        };
+    }
+    hist
+}
+
+/// Step 4 over `n` candidates whose clamped distances are given by `level`.
+fn run(n: usize, level: &(impl Fn(usize) -> Option<u64> + Sync), plan: &Plan, rng: &mut Rng) -> usize {
+    let mut group_of = vec![0u16; n];
+    let chunk_hists: Vec<Vec<u64>> = if n < PAR_MIN {
+        group_of
+            .chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(ci, out)| group_chunk(ci * CHUNK, out, level, plan))
+            .collect()
+    } else {
+        group_of
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(ci, out)| group_chunk(ci * CHUNK, out, level, plan))
+            .collect()
+    };
+    let mut total = vec![0u64; MAX_GROUP + 1];
+    for h in &chunk_hists {
+        for (t, &c) in total.iter_mut().zip(h) {
+            *t += c;
+        }
+    }
+    let groups: Vec<(usize, u64)> =
+        total.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(j, &c)| (j, c)).collect();
+    loop {
+        let (j, count) = groups[sample_exp_neg_groups(&groups, rng)];
+        let r = rng.below(count);
+        let i = nth_in_group(&group_of, &chunk_hists, j, r);
+        let k = level(i).expect("a grouped candidate has a level");
+        if bernoulli_exp_neg_dyadic(rng, plan.fraction(k), plan.rate.t) {
+            return i;
+        }
+    }
+}
+
+/// Index of the `r`-th (0-based) candidate in group `j`, using the per-chunk histograms to skip
+/// whole chunks.
+fn nth_in_group(group_of: &[u16], chunk_hists: &[Vec<u64>], j: usize, mut r: u64) -> usize {
+    for (ci, h) in chunk_hists.iter().enumerate() {
+        if r >= h[j] {
+            r -= h[j];
+            continue;
+        }
+        let start = ci * CHUNK;
+        let end = (start + CHUNK).min(group_of.len());
+        for (o, &g) in group_of[start..end].iter().enumerate() {
+            if usize::from(g) == j {
+                if r == 0 {
+                    return start + o;
+                }
+                r -= 1;
+            }
+        }
+    }
+    unreachable!("group histogram and group labels disagree")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate_value(r: Rate) -> f64 {
+        r.m as f64 / 2f64.powi(r.t as i32)
+    }
+
+    #[test]
+    fn rate_rounds_down_with_64_bit_precision() {
+        for &(eps, g, d) in &[(1.0, 0, 1.0), (0.1, -20, 1.0), (3.7, 0, 2.5), (1e-3, -30, 7.0)] {
+            let r = rate(eps, g, d);
+            let want = eps * 2f64.powi(g as i32) / (2.0 * d);
+            let got = rate_value(r);
+            assert!(got <= want * (1.0 + 1e-15));
+            assert!((want - got) / want < 1e-15, "{eps} {g} {d}");
+            assert!(r.m >= 1u64 << 63);
+        }
+        // Exact check with integers: eps = 1, delta = 1, g = 0 gives 1/2 = 2^63 / 2^64.
+        assert_eq!(rate(1.0, 0, 1.0), Rate { m: 1u64 << 63, t: 64 });
+        // Huge rates are capped at 2^40.
+        assert_eq!(rate(1e300, 0, 1.0), Rate { m: 1u64 << 63, t: T_MIN });
+        // Tiny rates lose precision but never round up.
+        let r = rate(1e-300, 0, 1.0);
+        assert_eq!(r.t, T_MAX);
+        assert_eq!(r.m, 0);
+    }
+
+    #[test]
+    fn plan_clamps_at_700_nats() {
+        let plan = Plan::new(rate(2.0, 0, 1.0)); // c = 1 nat per step
+        assert_eq!(plan.k_clamp, 700);
+        assert_eq!(plan.group(699), 699);
+        assert_eq!(plan.group(700), 700);
+        assert_eq!(plan.group(u64::MAX), 700);
+        assert_eq!(plan.fraction(5), 0);
+        let plan = Plan::new(rate(1.0, 0, 1.0)); // 1/2 nat per step
+        assert_eq!(plan.group(3), 1);
+        assert_eq!(plan.fraction(3), 1u128 << (plan.rate.t - 1));
+    }
+
+    #[test]
+    fn grid_is_fine_for_ordinary_epsilon() {
+        assert_eq!(grid_exponent(1.0, 1.0), -20);
+        assert_eq!(grid_exponent(0.01, 3.0), -19);
+        // Extremely small epsilon coarsens the grid.
+        assert!(grid_exponent(1e-12, 1.0) > -20);
+    }
+
+    #[test]
+    fn argmax_dominates_at_large_epsilon() {
+        let mut rng = Rng::from_seed(1);
+        let scores = [0.0, 5.0, 1.0, -3.0];
+        for _ in 0..100 {
+            assert_eq!(sample_f64(&scores, 1000.0, 1.0, &mut rng).unwrap(), 1);
+        }
+        let ints = [0i64, 5, 1, -3];
+        for _ in 0..100 {
+            assert_eq!(sample_i64(&ints, 1000.0, 1.0, &mut rng).unwrap(), 1);
+        }
+    }
+
+    #[test]
+    fn neg_inf_is_never_chosen_and_errors_are_reported() {
+        let mut rng = Rng::from_seed(2);
+        let scores = [f64::NEG_INFINITY, 0.0, f64::NEG_INFINITY, 0.0];
+        for _ in 0..200 {
+            let i = sample_f64(&scores, 0.1, 1.0, &mut rng).unwrap();
+            assert!(i == 1 || i == 3);
+        }
+        assert!(sample_f64(&[f64::NEG_INFINITY], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_f64(&[0.0, f64::NAN], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_f64(&[0.0, f64::INFINITY], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_f64(&[0.0], 1.0, 1e-300, &mut rng).is_err());
+    }
+
+    #[test]
+    fn huge_magnitudes_do_not_overflow() {
+        let mut rng = Rng::from_seed(3);
+        let scores = [1e300, -1e300, 1e300 - 1e285, f64::MAX, -f64::MAX];
+        for _ in 0..50 {
+            assert_eq!(sample_f64(&scores, 1.0, 1.0, &mut rng).unwrap(), 3);
+        }
+        let ints = [i64::MIN, i64::MAX, 0];
+        for _ in 0..50 {
+            assert_eq!(sample_i64(&ints, 1.0, 1.0, &mut rng).unwrap(), 1);
+        }
+        // Equal huge scores: uniform between them.
+        let tie = [1e300, 1e300];
+        let ones = (0..2000).filter(|_| sample_f64(&tie, 1.0, 1.0, &mut rng).unwrap() == 1).count();
+        assert!((800..1200).contains(&ones));
+    }
+
+    #[test]
+    fn tiny_rate_is_uniform() {
+        let mut rng = Rng::from_seed(4);
+        let mut counts = [0usize; 3];
+        for _ in 0..3000 {
+            counts[sample_i64(&[0, 10, 20], 1e-300, 1.0, &mut rng).unwrap()] += 1;
+        }
+        assert!(counts.iter().all(|&c| (850..1150).contains(&c)), "{counts:?}");
+    }
+
+    #[test]
+    fn parallel_path_matches_sequential_histogram() {
+        let n = PAR_MIN + 1000;
+        let scores: Vec<i64> = (0..n as i64).map(|i| -(i % 50)).collect();
+        let mut rng = Rng::from_seed(9);
+        let mut zeros = 0;
+        for _ in 0..400 {
+            let i = sample_i64(&scores, 2.0, 1.0, &mut rng).unwrap();
+            zeros += usize::from(scores[i] == 0);
+        }
+        // P(score 0) = 1 / sum_{d<50} e^-d = 1 - 1/e ~ 0.632.
+        assert!((200..300).contains(&zeros), "{zeros}");
+    }
+}

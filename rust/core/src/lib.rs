@@ -1,0 +1,22 @@
+//! # privlearn-core
+//!
+//! The pure-Rust algorithms behind the `privlearn` Python package: exact samplers, the
+//! exponential mechanism, and the random number generator they share. Nothing here knows about
+//! Python; the `privlearn-python` crate wraps these functions.
+//!
+//! Modules:
+//! * [`rng`]: the ChaCha20 generator every sampler draws from.
+//! * [`exact`]: exact Bernoulli samplers and rigorous bounds on `e^{-j}` (no floating-point
+//!   rounding reaches a privacy-relevant probability).
+//! * [`vmath`]: vectorised `exp`/max kernels and log-sum-exp.
+//! * [`expmech`]: the exponential mechanism, exact (default) and fast (float) paths.
+//! * [`error`]: the crate's error type.
+
+pub mod error;
+pub mod exact;
+pub mod expmech;
+pub mod rng;
+pub mod vmath;
+
+pub use error::{Error, Result};
+pub use rng::Rng;
