@@ -27,7 +27,10 @@ pub enum Error {
 impl Error {
     /// Builds an [`Error::InvalidParameter`].
     pub fn invalid(name: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
-        Error::InvalidParameter { name: name.into(), message: message.into() }
+        Error::InvalidParameter {
+            name: name.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -39,7 +42,10 @@ pub fn check_epsilon(epsilon: f64) -> Result<()> {
     if epsilon.is_finite() && epsilon > 0.0 {
         Ok(())
     } else {
-        Err(Error::invalid("epsilon", format!("must be a finite number > 0, got {epsilon}")))
+        Err(Error::invalid(
+            "epsilon",
+            format!("must be a finite number > 0, got {epsilon}"),
+        ))
     }
 }
 

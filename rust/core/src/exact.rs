@@ -168,7 +168,10 @@ fn u64_bounds(n: u64) -> (f64, f64) {
 /// `groups` lists `(j, count)` pairs with distinct `j <= MAX_GROUP` and `count > 0`, at least one.
 /// Returns the index into `groups`.
 pub fn sample_exp_neg_groups(groups: &[(usize, u64)], rng: &mut Rng) -> usize {
-    assert!(!groups.is_empty(), "sample_exp_neg_groups needs at least one group");
+    assert!(
+        !groups.is_empty(),
+        "sample_exp_neg_groups needs at least one group"
+    );
     if groups.len() == 1 {
         return 0;
     }
@@ -280,7 +283,9 @@ mod tests {
         let t = 20;
         let f = (1u128 << t) * 7 / 10; // g = 0.7
         let n = 200_000;
-        let hits = (0..n).filter(|_| bernoulli_exp_neg_dyadic(&mut rng, f, t)).count();
+        let hits = (0..n)
+            .filter(|_| bernoulli_exp_neg_dyadic(&mut rng, f, t))
+            .count();
         let p = (-0.7f64).exp();
         let sd = (p * (1.0 - p) / n as f64).sqrt();
         let phat = hits as f64 / n as f64;
@@ -291,7 +296,10 @@ mod tests {
     #[test]
     fn group_sampler_frequencies_match() {
         let groups = [(0usize, 1u64), (1, 3), (4, 50), (700, 1)];
-        let w: Vec<f64> = groups.iter().map(|&(j, c)| c as f64 * (-(j as f64)).exp()).collect();
+        let w: Vec<f64> = groups
+            .iter()
+            .map(|&(j, c)| c as f64 * (-(j as f64)).exp())
+            .collect();
         let total: f64 = w.iter().sum();
         let mut rng = Rng::from_seed(5);
         let n = 200_000;
@@ -302,7 +310,10 @@ mod tests {
         for (i, &c) in counts.iter().enumerate() {
             let p = w[i] / total;
             let sd = (p * (1.0 - p) / n as f64).sqrt().max(1e-12);
-            assert!(((c as f64 / n as f64) - p).abs() < 6.0 * sd + 1e-9, "group {i}");
+            assert!(
+                ((c as f64 / n as f64) - p).abs() < 6.0 * sd + 1e-9,
+                "group {i}"
+            );
         }
     }
 

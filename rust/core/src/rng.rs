@@ -56,7 +56,9 @@ impl Rng {
 
     /// A generator from a full 32-byte ChaCha20 key.
     pub fn from_key(key: [u8; 32]) -> Self {
-        Self { inner: ChaCha20Rng::from_seed(key) }
+        Self {
+            inner: ChaCha20Rng::from_seed(key),
+        }
     }
 
     /// The generator's current position, for serialisation.
@@ -95,7 +97,11 @@ impl Rng {
     #[inline]
     pub fn bits(&mut self, bits: u32) -> u64 {
         debug_assert!(bits <= 64);
-        if bits == 0 { 0 } else { self.next_u64() >> (64 - bits) }
+        if bits == 0 {
+            0
+        } else {
+            self.next_u64() >> (64 - bits)
+        }
     }
 
     /// `bits` uniformly random bits (`bits <= 128`) in the low bits of the result.

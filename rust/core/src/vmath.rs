@@ -20,8 +20,8 @@ pub const PAR_MIN: usize = 1 << 17;
 const LANES: usize = 8;
 const LOG2E: f64 = std::f64::consts::LOG2_E;
 // ln 2 split into a high part with trailing zero bits and a low correction (Cody–Waite).
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 // 1.5 * 2^52: adding it rounds a double of magnitude < 2^51 to an integer.
 const SHIFTER: f64 = 6_755_399_441_055_744.0;
 /// Below this argument [`exp_nonpos`] returns 0 (e^-708 is still a normal double).
@@ -195,7 +195,11 @@ pub struct ChunkSum {
 
 fn chunk_sum(x: &[f64], scale: f64) -> ChunkSum {
     let (max, bad) = max_and_check_block(x);
-    let sum = if bad || max == f64::NEG_INFINITY { 0.0 } else { sum_exp_block(x, max, scale) };
+    let sum = if bad || max == f64::NEG_INFINITY {
+        0.0
+    } else {
+        sum_exp_block(x, max, scale)
+    };
     ChunkSum { max, sum, bad }
 }
 
@@ -211,7 +215,9 @@ pub fn chunk_sums(x: &[f64], scale: f64) -> Vec<ChunkSum> {
 
 /// Combines chunk summaries: returns the global max `M` and `sum_i e^{scale (x_i - M)}`.
 pub fn combine(chunks: &[ChunkSum], scale: f64) -> (f64, f64) {
-    let m = chunks.iter().fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
+    let m = chunks
+        .iter()
+        .fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
     if m == f64::NEG_INFINITY {
         return (m, 0.0);
     }
@@ -229,10 +235,18 @@ pub fn combine(chunks: &[ChunkSum], scale: f64) -> (f64, f64) {
 pub fn log_sum_exp(x: &[f64]) -> f64 {
     let chunks = chunk_sums(x, 1.0);
     if chunks.iter().any(|c| c.bad) {
-        return if x.iter().any(|v| v.is_nan()) { f64::NAN } else { f64::INFINITY };
+        return if x.iter().any(|v| v.is_nan()) {
+            f64::NAN
+        } else {
+            f64::INFINITY
+        };
     }
     let (m, total) = combine(&chunks, 1.0);
-    if m == f64::NEG_INFINITY { m } else { m + total.ln() }
+    if m == f64::NEG_INFINITY {
+        m
+    } else {
+        m + total.ln()
+    }
 }
 
 #[cfg(test)]
@@ -257,7 +271,9 @@ mod tests {
 
     #[test]
     fn vector_kernels_agree_with_scalar() {
-        let x: Vec<f64> = (0..1003).map(|i| -((i * 7919) % 1000) as f64 / 37.0).collect();
+        let x: Vec<f64> = (0..1003)
+            .map(|i| -((i * 7919) % 1000) as f64 / 37.0)
+            .collect();
         let (m, bad) = max_and_check_block(&x);
         assert!(!bad);
         assert_eq!(m, 0.0);
@@ -265,7 +281,16 @@ mod tests {
         let want: f64 = x.iter().map(|v| (1.3 * v).exp()).sum();
         assert!(((s - want) / want).abs() < 1e-13);
         assert!(max_and_check_block(&[1.0, f64::NAN]).1);
-        assert!(max_and_check_block(&[1.0; 9].iter().copied().chain([f64::INFINITY]).collect::<Vec<_>>()).1);
+        assert!(
+            max_and_check_block(
+                &[1.0; 9]
+                    .iter()
+                    .copied()
+                    .chain([f64::INFINITY])
+                    .collect::<Vec<_>>()
+            )
+            .1
+        );
     }
 
     #[test]
@@ -284,7 +309,9 @@ mod tests {
 
     #[test]
     fn parallel_and_sequential_reductions_agree() {
-        let x: Vec<f64> = (0..(PAR_MIN + 12_345)).map(|i| ((i * 31) % 977) as f64 * 0.01).collect();
+        let x: Vec<f64> = (0..(PAR_MIN + 12_345))
+            .map(|i| ((i * 31) % 977) as f64 * 0.01)
+            .collect();
         let par = chunk_sums(&x, 0.5);
         let seq: Vec<ChunkSum> = x.chunks(CHUNK).map(|c| chunk_sum(c, 0.5)).collect();
         assert_eq!(par.len(), seq.len());

@@ -1,1 +1,34 @@
+//! `privlearn._core`: thin PyO3 bindings over `privlearn-core`.
+//!
+//! Each binding validates and copies its inputs into owned buffers, releases the GIL, calls one
+//! core function, and maps errors in one place ([`errors`]). No algorithm lives here.
 
+mod errors;
+mod expmech;
+mod rng;
+
+use pyo3::prelude::*;
+
+#[pymodule(gil_used = false)]
+mod _core {
+    #[pymodule_export]
+    use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
+    #[pymodule_export]
+    use crate::rng::Generator;
+
+    use pyo3::prelude::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add(
+            "build_profile",
+            if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+        )?;
+        Ok(())
+    }
+}

@@ -58,7 +58,11 @@ fn decompose(x: f64) -> (u64, i64) {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i64;
     let frac = bits & ((1u64 << 52) - 1);
-    if exp == 0 { (frac, -1074) } else { (frac | (1u64 << 52), exp - 1075) }
+    if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp - 1075)
+    }
 }
 
 /// `floor(log2(x))` for a finite `x > 0`, exactly.
@@ -70,7 +74,11 @@ fn floor_log2(x: f64) -> i64 {
 /// `floor(num * 2^s / den)`, or `None` if it does not fit comfortably in a `u128`.
 fn floor_scaled(num: u64, den: u64, s: i64) -> Option<u128> {
     if s >= 0 {
-        if s > 74 { None } else { Some((u128::from(num) << s) / u128::from(den)) }
+        if s > 74 {
+            None
+        } else {
+            Some((u128::from(num) << s) / u128::from(den))
+        }
     } else if -s > 74 {
         Some(0)
     } else {
@@ -95,7 +103,10 @@ pub fn rate(epsilon: f64, g: i64, sensitivity: f64) -> Rate {
     let value = |t: u32| floor_scaled(me, md, base + i64::from(t));
     let big = 1u128 << 64;
     let half = 1u128 << 63;
-    let cap = Rate { m: 1u64 << 63, t: T_MIN };
+    let cap = Rate {
+        m: 1u64 << 63,
+        t: T_MIN,
+    };
     // Rate >= 2^40 (m >= 2^63 at t = T_MIN): cap.
     match value(T_MIN) {
         None => return cap,
@@ -130,16 +141,28 @@ impl Plan {
         let nats = CLAMP_NATS << rate.t;
         let k_raw = if m == 0 { u128::MAX } else { nats.div_ceil(m) };
         if k_raw <= u128::from(MAX_STEPS) {
-            Plan { rate, k_clamp: k_raw as u64, clamp_exp: nats }
+            Plan {
+                rate,
+                k_clamp: k_raw as u64,
+                clamp_exp: nats,
+            }
         } else {
-            Plan { rate, k_clamp: MAX_STEPS, clamp_exp: m * u128::from(MAX_STEPS) }
+            Plan {
+                rate,
+                k_clamp: MAX_STEPS,
+                clamp_exp: m * u128::from(MAX_STEPS),
+            }
         }
     }
 
     /// Exponent of a candidate `k` steps below the best, in units of `2^-t` nats.
     #[inline]
     fn exponent(&self, k: u64) -> u128 {
-        if k >= self.k_clamp { self.clamp_exp } else { u128::from(self.rate.m) * u128::from(k) }
+        if k >= self.k_clamp {
+            self.clamp_exp
+        } else {
+            u128::from(self.rate.m) * u128::from(k)
+        }
     }
 
     #[inline]
@@ -159,7 +182,11 @@ impl Plan {
 pub fn grid_exponent(epsilon: f64, sensitivity: f64) -> i64 {
     let g1 = floor_log2(sensitivity) - 20;
     let ratio = 1400.0 * sensitivity / epsilon;
-    let g2 = if ratio.is_finite() { floor_log2(ratio) + 2 - 52 } else { i64::MAX };
+    let g2 = if ratio.is_finite() {
+        floor_log2(ratio) + 2 - 52
+    } else {
+        i64::MAX
+    };
     g1.max(g2).min(g1 + 30)
 }
 
@@ -187,7 +214,13 @@ pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
     let g = grid_exponent(epsilon, sensitivity);
     let gamma = pow2(g);
     let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
-    let round = move |s: f64| if s.abs() >= limit { s } else { (s / gamma).round_ties_even() * gamma };
+    let round = move |s: f64| {
+        if s.abs() >= limit {
+            s
+        } else {
+            (s / gamma).round_ties_even() * gamma
+        }
+    };
     let widened = (sensitivity + gamma).next_up();
     let plan = Plan::new(rate(epsilon, g, widened));
     let umax = round(umax);
@@ -199,7 +232,11 @@ pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
             return None;
         }
         let d = umax - round(s);
-        Some(if d >= clamp_dist { k_clamp } else { (d / gamma) as u64 })
+        Some(if d >= clamp_dist {
+            k_clamp
+        } else {
+            (d / gamma) as u64
+        })
     };
     Ok(run(scores.len(), &level, &plan, rng))
 }
@@ -211,7 +248,11 @@ pub fn sample_i64(scores: &[i64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
     let k_clamp = plan.k_clamp;
     let level = move |i: usize| -> Option<u64> {
         let d = (i128::from(umax) - i128::from(scores[i])) as u128;
-        Some(if d >= u128::from(k_clamp) { k_clamp } else { d as u64 })
+        Some(if d >= u128::from(k_clamp) {
+            k_clamp
+        } else {
+            d as u64
+        })
     };
     Ok(run(scores.len(), &level, &plan, rng))
 }
@@ -221,10 +262,10 @@ fn validated_max(scores: &[f64]) -> Result<f64> {
     let (m, bad) = if scores.len() < PAR_MIN {
         max_and_check_block(scores)
     } else {
-        scores
-            .par_chunks(CHUNK)
-            .map(max_and_check_block)
-            .reduce(|| (f64::NEG_INFINITY, false), |a, b| (if b.0 > a.0 { b.0 } else { a.0 }, a.1 | b.1))
+        scores.par_chunks(CHUNK).map(max_and_check_block).reduce(
+            || (f64::NEG_INFINITY, false),
+            |a, b| (if b.0 > a.0 { b.0 } else { a.0 }, a.1 | b.1),
+        )
     };
     if bad || m == f64::NEG_INFINITY {
         return Err(bad_scores());
@@ -254,7 +295,12 @@ fn group_chunk(
 }
 
 /// Step 4 over `n` candidates whose clamped distances are given by `level`.
-fn run(n: usize, level: &(impl Fn(usize) -> Option<u64> + Sync), plan: &Plan, rng: &mut Rng) -> usize {
+fn run(
+    n: usize,
+    level: &(impl Fn(usize) -> Option<u64> + Sync),
+    plan: &Plan,
+    rng: &mut Rng,
+) -> usize {
     let mut group_of = vec![0u16; n];
     let chunk_hists: Vec<Vec<u64>> = if n < PAR_MIN {
         group_of
@@ -275,8 +321,12 @@ fn run(n: usize, level: &(impl Fn(usize) -> Option<u64> + Sync), plan: &Plan, rn
             *t += c;
         }
     }
-    let groups: Vec<(usize, u64)> =
-        total.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(j, &c)| (j, c)).collect();
+    let groups: Vec<(usize, u64)> = total
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(j, &c)| (j, c))
+        .collect();
     loop {
         let (j, count) = groups[sample_exp_neg_groups(&groups, rng)];
         let r = rng.below(count);
@@ -320,7 +370,12 @@ mod tests {
 
     #[test]
     fn rate_rounds_down_with_64_bit_precision() {
-        for &(eps, g, d) in &[(1.0, 0, 1.0), (0.1, -20, 1.0), (3.7, 0, 2.5), (1e-3, -30, 7.0)] {
+        for &(eps, g, d) in &[
+            (1.0, 0, 1.0),
+            (0.1, -20, 1.0),
+            (3.7, 0, 2.5),
+            (1e-3, -30, 7.0),
+        ] {
             let r = rate(eps, g, d);
             let want = eps * 2f64.powi(g as i32) / (2.0 * d);
             let got = rate_value(r);
@@ -329,9 +384,21 @@ mod tests {
             assert!(r.m >= 1u64 << 63);
         }
         // Exact check with integers: eps = 1, delta = 1, g = 0 gives 1/2 = 2^63 / 2^64.
-        assert_eq!(rate(1.0, 0, 1.0), Rate { m: 1u64 << 63, t: 64 });
+        assert_eq!(
+            rate(1.0, 0, 1.0),
+            Rate {
+                m: 1u64 << 63,
+                t: 64
+            }
+        );
         // Huge rates are capped at 2^40.
-        assert_eq!(rate(1e300, 0, 1.0), Rate { m: 1u64 << 63, t: T_MIN });
+        assert_eq!(
+            rate(1e300, 0, 1.0),
+            Rate {
+                m: 1u64 << 63,
+                t: T_MIN
+            }
+        );
         // Tiny rates lose precision but never round up.
         let r = rate(1e-300, 0, 1.0);
         assert_eq!(r.t, T_MAX);
@@ -399,7 +466,9 @@ mod tests {
         }
         // Equal huge scores: uniform between them.
         let tie = [1e300, 1e300];
-        let ones = (0..2000).filter(|_| sample_f64(&tie, 1.0, 1.0, &mut rng).unwrap() == 1).count();
+        let ones = (0..2000)
+            .filter(|_| sample_f64(&tie, 1.0, 1.0, &mut rng).unwrap() == 1)
+            .count();
         assert!((800..1200).contains(&ones));
     }
 
@@ -410,7 +479,10 @@ mod tests {
         for _ in 0..3000 {
             counts[sample_i64(&[0, 10, 20], 1e-300, 1.0, &mut rng).unwrap()] += 1;
         }
-        assert!(counts.iter().all(|&c| (850..1150).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (850..1150).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     #[test]

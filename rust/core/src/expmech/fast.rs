@@ -18,7 +18,7 @@ pub fn sample(scores: &[f64], a: f64, rng: &mut Rng) -> Result<usize> {
         return Err(bad_scores());
     }
     let (m, total) = combine(&chunks, a);
-    if m == f64::NEG_INFINITY || !(total > 0.0) {
+    if m == f64::NEG_INFINITY || total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err(bad_scores());
     }
     let mut target = rng.uniform_f64() * total;
@@ -31,8 +31,12 @@ pub fn sample(scores: &[f64], a: f64, rng: &mut Rng) -> Result<usize> {
         let factor = exp_nonpos(a * (c.max - m));
         let w = c.sum * factor;
         if target < w {
-            return Ok(locate(&scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())], c.max, a, target / factor)
-                + ci * CHUNK);
+            return Ok(locate(
+                &scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())],
+                c.max,
+                a,
+                target / factor,
+            ) + ci * CHUNK);
         }
         target -= w;
     }

@@ -1,0 +1,33 @@
+"""privlearn: differentially private learning theory that runs.
+
+The learners, predictors, multi-concept learners, query-release algorithms and attacks of the
+private-learning literature, on exact mechanisms with a fast Rust core.
+
+Modules
+-------
+privlearn.mechanisms
+    Private mechanisms (the exponential mechanism, ...).
+privlearn.random
+    The ``rng`` argument every random function takes; :class:`~privlearn.random.Generator`.
+privlearn.datasets
+    Built-in data (the IWPC warfarin cohort).
+privlearn.experiments
+    The papers' experiments, run by ``privlearn reproduce``.
+privlearn.errors
+    The exception hierarchy (:class:`PrivlearnError`, :class:`InvalidParameterError`).
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .errors import EntropyError, InternalError, InvalidParameterError, PrivlearnError
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "PrivlearnError",
+    "InvalidParameterError",
+    "EntropyError",
+    "InternalError",
+    "__version__",
+]

@@ -1,0 +1,48 @@
+"""The exceptions privlearn raises.
+
+Every error is a :class:`PrivlearnError`. Bad arguments raise :class:`InvalidParameterError`,
+which is also a :class:`ValueError`, and name the offending parameter in the message and in
+:attr:`InvalidParameterError.parameter`. Errors are raised before any noise is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["PrivlearnError", "InvalidParameterError", "EntropyError", "InternalError"]
+
+
+class PrivlearnError(Exception):
+    """Base class of every exception raised by privlearn."""
+
+
+class InvalidParameterError(PrivlearnError, ValueError):
+    """A parameter is outside its allowed range, or has the wrong shape or type.
+
+    Parameters
+    ----------
+    message : str
+        What is allowed and what was given; starts with the parameter's name.
+    parameter : str, optional
+        The public name of the offending parameter.
+    """
+
+    def __init__(self, message: str, parameter: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+    def __reduce__(self):  # keep ``parameter`` through pickling (joblib workers)
+        return (type(self), (self.args[0] if self.args else "", self.parameter))
+
+
+class EntropyError(PrivlearnError):
+    """The operating system's random source could not be read."""
+
+
+class InternalError(PrivlearnError):
+    """A bug in privlearn: its Rust core hit an internal assertion (a panic).
+
+    The core never lets a panic cross into Python as PyO3's ``PanicException`` (which derives
+    from ``BaseException``); it is caught at the boundary and re-raised as this error. Please
+    report it with the message.
+    """
