@@ -33,10 +33,11 @@ fn fmadd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
 }
 
 /// `e^x` for `x <= 0` (including `-inf`), with relative error below `4e-16`; returns 0 for
-/// `x < -708`. Branch-free so that loops over it vectorise.
+/// `x < -708`. Branch-free (the cut-off is a bit mask) so that loops over it vectorise.
 #[inline(always)]
 fn exp_nonpos_impl<const FMA: bool>(x: f64) -> f64 {
-    let xc = if x < EXP_CUTOFF { EXP_CUTOFF } else { x };
+    let keep = u64::from(x >= EXP_CUTOFF).wrapping_neg(); // all ones, or zero below the cut-off
+    let xc = f64::from_bits((x.to_bits() & keep) | (EXP_CUTOFF.to_bits() & !keep));
     let shifted = xc * LOG2E + SHIFTER;
     let k = shifted - SHIFTER;
     let r = fmadd::<FMA>(-k, LN2_LO, fmadd::<FMA>(-k, LN2_HI, xc));
@@ -54,9 +55,9 @@ fn exp_nonpos_impl<const FMA: bool>(x: f64) -> f64 {
     p = fmadd::<FMA>(p, r, 0.5);
     p = fmadd::<FMA>(p, r, 1.0);
     p = fmadd::<FMA>(p, r, 1.0);
-    let k_int = (shifted.to_bits() as i64).wrapping_sub(SHIFTER.to_bits() as i64);
-    let scale = f64::from_bits((k_int.wrapping_add(1023) as u64) << 52);
-    if x < EXP_CUTOFF { 0.0 } else { p * scale }
+    let k_int = shifted.to_bits().wrapping_sub(SHIFTER.to_bits());
+    let scale = f64::from_bits(k_int.wrapping_add(1023) << 52);
+    f64::from_bits((p * scale).to_bits() & keep)
 }
 
 /// Scalar `e^x` for `x <= 0` with the same numerics as the vectorised kernels.
@@ -92,13 +93,23 @@ fn max_check_impl(x: &[f64]) -> (f64, bool) {
 }
 
 /// `sum_i e^{scale * (x_i - shift)}` for `x_i <= shift` (`-inf` entries contribute 0).
+///
+/// Blocks of [`BLOCK`] exponentials are written to a stack buffer by a simple loop (which the
+/// loop vectoriser handles well) and then added into eight independent accumulators.
 #[inline(always)]
 fn sum_exp_impl<const FMA: bool>(x: &[f64], shift: f64, scale: f64) -> f64 {
+    const BLOCK: usize = 64;
     let mut acc = [0.0f64; LANES];
-    let mut blocks = x.chunks_exact(LANES);
+    let mut buf = [0.0f64; BLOCK];
+    let mut blocks = x.chunks_exact(BLOCK);
     for b in &mut blocks {
-        for l in 0..LANES {
-            acc[l] += exp_nonpos_impl::<FMA>(scale * (b[l] - shift));
+        for (o, &v) in buf.iter_mut().zip(b) {
+            *o = exp_nonpos_impl::<FMA>(scale * (v - shift));
+        }
+        for lanes in buf.chunks_exact(LANES) {
+            for l in 0..LANES {
+                acc[l] += lanes[l];
+            }
         }
     }
     let mut s = 0.0;
@@ -182,29 +193,37 @@ pub fn sum_exp_block(x: &[f64], shift: f64, scale: f64) -> f64 {
     }
 }
 
-/// Per-chunk summary: the chunk's maximum `m` and `z = sum e^{scale (x - m)}` over the chunk.
-#[derive(Clone, Copy, Debug)]
+/// Maximum of `x` and whether it holds a NaN or `+inf` (parallel over chunks for long inputs).
+pub fn max_and_check(x: &[f64]) -> (f64, bool) {
+    if x.len() < PAR_MIN {
+        max_and_check_block(x)
+    } else {
+        x.par_chunks(CHUNK).map(max_and_check_block).reduce(
+            || (f64::NEG_INFINITY, false),
+            |a, b| (if b.0 > a.0 { b.0 } else { a.0 }, a.1 | b.1),
+        )
+    }
+}
+
+/// Summary of one [`CHUNK`] of scores.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChunkSum {
     /// Largest element of the chunk (`-inf` if all are `-inf`).
     pub max: f64,
-    /// Sum of `e^{scale (x - max)}` over the chunk (0 if `max` is `-inf`).
+    /// `sum e^{scale (x - max)}` over the chunk (0 if `max` is `-inf` or the chunk is bad).
     pub sum: f64,
-    /// Whether the chunk held a NaN or `+inf`.
+    /// Whether the chunk holds a NaN or `+inf`.
     pub bad: bool,
 }
 
 fn chunk_sum(x: &[f64], scale: f64) -> ChunkSum {
     let (max, bad) = max_and_check_block(x);
-    let sum = if bad || max == f64::NEG_INFINITY {
-        0.0
-    } else {
-        sum_exp_block(x, max, scale)
-    };
+    let sum = if bad || max == f64::NEG_INFINITY { 0.0 } else { sum_exp_block(x, max, scale) };
     ChunkSum { max, sum, bad }
 }
 
-/// One pass over `x` (each chunk read twice while it is in cache): the per-chunk maxima and
-/// shifted sums of exponentials, in chunk order. Parallel for long inputs.
+/// Per-chunk maxima and sums of exponentials, in chunk order: one pass over memory (each chunk
+/// is read twice while it is in cache), parallel for long inputs. Requires `scale >= 0`.
 pub fn chunk_sums(x: &[f64], scale: f64) -> Vec<ChunkSum> {
     if x.len() < PAR_MIN {
         x.chunks(CHUNK).map(|c| chunk_sum(c, scale)).collect()
@@ -213,20 +232,15 @@ pub fn chunk_sums(x: &[f64], scale: f64) -> Vec<ChunkSum> {
     }
 }
 
-/// Combines chunk summaries: returns the global max `M` and `sum_i e^{scale (x_i - M)}`.
-pub fn combine(chunks: &[ChunkSum], scale: f64) -> (f64, f64) {
-    let m = chunks
+/// The global maximum `M` of chunk summaries and each chunk's total relative to it,
+/// `sum_{i in chunk} e^{scale (x_i - M)}`.
+pub fn chunk_weights(chunks: &[ChunkSum], scale: f64) -> (f64, Vec<f64>) {
+    let m = chunks.iter().fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
+    let w = chunks
         .iter()
-        .fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
-    if m == f64::NEG_INFINITY {
-        return (m, 0.0);
-    }
-    let total = chunks
-        .iter()
-        .filter(|c| c.max != f64::NEG_INFINITY)
-        .map(|c| c.sum * exp_nonpos(scale * (c.max - m)))
-        .sum();
-    (m, total)
+        .map(|c| if c.max == f64::NEG_INFINITY { 0.0 } else { c.sum * exp_nonpos(scale * (c.max - m)) })
+        .collect();
+    (m, w)
 }
 
 /// `ln(sum_i e^{x_i})`, computed stably: no overflow for any finite input, `-inf` entries
@@ -235,18 +249,10 @@ pub fn combine(chunks: &[ChunkSum], scale: f64) -> (f64, f64) {
 pub fn log_sum_exp(x: &[f64]) -> f64 {
     let chunks = chunk_sums(x, 1.0);
     if chunks.iter().any(|c| c.bad) {
-        return if x.iter().any(|v| v.is_nan()) {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        };
+        return if x.iter().any(|v| v.is_nan()) { f64::NAN } else { f64::INFINITY };
     }
-    let (m, total) = combine(&chunks, 1.0);
-    if m == f64::NEG_INFINITY {
-        m
-    } else {
-        m + total.ln()
-    }
+    let (m, w) = chunk_weights(&chunks, 1.0);
+    if m == f64::NEG_INFINITY { m } else { m + w.iter().sum::<f64>().ln() }
 }
 
 #[cfg(test)]
@@ -309,9 +315,7 @@ mod tests {
 
     #[test]
     fn parallel_and_sequential_reductions_agree() {
-        let x: Vec<f64> = (0..(PAR_MIN + 12_345))
-            .map(|i| ((i * 31) % 977) as f64 * 0.01)
-            .collect();
+        let x: Vec<f64> = (0..(PAR_MIN + 12_345)).map(|i| ((i * 31) % 977) as f64 * 0.01).collect();
         let par = chunk_sums(&x, 0.5);
         let seq: Vec<ChunkSum> = x.chunks(CHUNK).map(|c| chunk_sum(c, 0.5)).collect();
         assert_eq!(par.len(), seq.len());
@@ -319,5 +323,6 @@ mod tests {
             assert_eq!(a.max.to_bits(), b.max.to_bits());
             assert_eq!(a.sum.to_bits(), b.sum.to_bits());
         }
+        assert_eq!(max_and_check(&x), max_and_check_block(&x));
     }
 }

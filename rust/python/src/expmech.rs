@@ -8,12 +8,17 @@ use pyo3::prelude::*;
 use crate::errors::{detach_guarded, invalid, to_py};
 use crate::rng::RngArg;
 
-/// Scores copied out of Python into an owned buffer.
-pub enum Scores {
-    Float(Vec<f64>),
-    Int(Vec<i64>),
+/// Scores handed to the core: floating or integer.
+pub enum Scores<'a> {
+    Float(&'a [f64]),
+    Int(&'a [i64]),
 }
 
+/// Arrays at least this long are read in place, with the GIL released, instead of being copied
+/// (see [`with_scores`]).
+const IN_PLACE_MIN_LEN: usize = 1 << 16;
+
+/// Converts an array-like into a numpy array (no copy for an ndarray).
 fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
         return Ok(arr.clone());
@@ -23,72 +28,68 @@ fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArra
     arr.cast_into::<PyUntypedArray>().map_err(PyErr::from)
 }
 
-fn copy_f64(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Vec<f64>> {
-    let typed = arr.cast::<PyArray1<f64>>()?;
-    let ro = typed.readonly();
-    Ok(match ro.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => ro.as_array().iter().copied().collect(),
-    })
+/// A new array converted to `dtype` (owned by this call alone).
+fn converted<'py>(arr: &Bound<'py, PyUntypedArray>, dtype: &str) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let np = arr.py().import("numpy")?;
+    let conv = np.getattr("ascontiguousarray")?.call1((arr, np.getattr(dtype)?))?;
+    conv.cast_into::<PyUntypedArray>().map_err(PyErr::from)
 }
 
-fn copy_i64(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Vec<i64>> {
-    let typed = arr.cast::<PyArray1<i64>>()?;
-    let ro = typed.readonly();
-    Ok(match ro.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => ro.as_array().iter().copied().collect(),
-    })
+/// Runs `f` (which releases the GIL) on the elements of a one-dimensional array of `T`.
+///
+/// DESIGN principle 6 copies inputs into owned buffers before the GIL is released, and that is
+/// what happens for short arrays and for arrays that need a conversion (a new array that only
+/// this call can see). For long contiguous arrays of the native dtype a copy would cost as much
+/// as the streaming computation itself (mostly in page faults), so they are read in place while
+/// the GIL is released, as numpy's own ufunc loops do: the call holds a reference and a shared
+/// rust-numpy borrow, so the buffer stays alive and no Rust code may write it; modifying the array
+/// from another thread during the call gives an unspecified result.
+fn with_slice<T: numpy::Element + Copy + Send + Sync, R>(
+    arr: &Bound<'_, PyUntypedArray>,
+    f: impl FnOnce(&[T]) -> PyResult<R>,
+) -> PyResult<R> {
+    let ro = arr.cast::<PyArray1<T>>()?.readonly();
+    match ro.as_slice() {
+        Ok(s) if s.len() >= IN_PLACE_MIN_LEN => f(s),
+        Ok(s) => f(&s.to_vec()),
+        Err(_) => f(&ro.as_array().iter().copied().collect::<Vec<T>>()),
+    }
 }
 
-/// Copies a one-dimensional numeric array-like. Floating dtypes become `f64`; integer and bool
-/// dtypes stay integers (`i64`), so that the exact mechanism can use them without a grid.
-pub fn extract_scores(obj: &Bound<'_, PyAny>, name: &'static str) -> PyResult<Scores> {
+/// Hands a one-dimensional numeric array-like to `f`. Floating dtypes become `f64`; integer and
+/// bool dtypes stay integers (`i64`), so that the exact mechanism can use them without a grid.
+pub fn with_scores<R>(
+    obj: &Bound<'_, PyAny>,
+    name: &'static str,
+    f: impl FnOnce(Scores<'_>) -> PyResult<R>,
+) -> PyResult<R> {
     let arr = as_ndarray(obj)?;
     if arr.ndim() != 1 {
         let dims: Vec<String> = arr.shape().iter().map(ToString::to_string).collect();
-        let shape = if dims.len() == 1 {
-            format!("({},)", dims[0])
-        } else {
-            format!("({})", dims.join(", "))
-        };
-        return Err(invalid(
-            name,
-            format!("must be one-dimensional, got shape {shape}"),
-        ));
+        let shape =
+            if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+        return Err(invalid(name, format!("must be one-dimensional, got shape {shape}")));
     }
     let py = obj.py();
     let dtype = arr.dtype();
-    let kind = dtype.kind();
-    let np = || py.import("numpy");
-    match kind {
+    match dtype.kind() {
         b'f' => {
-            if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
-                Ok(Scores::Float(copy_f64(&arr)?))
-            } else {
-                let conv = arr.call_method1("astype", (np()?.getattr("float64")?,))?;
-                Ok(Scores::Float(copy_f64(conv.cast::<PyUntypedArray>()?)?))
-            }
+            let arr = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) { arr } else { converted(&arr, "float64")? };
+            with_slice::<f64, R>(&arr, |s| f(Scores::Float(s)))
         }
-        b'i' | b'u' | b'b' => {
-            if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
-                return Ok(Scores::Int(copy_i64(&arr)?));
-            }
+        kind @ (b'i' | b'u' | b'b') => {
             if kind == b'u' && dtype.itemsize() == 8 && arr.len() > 0 {
                 let too_big: bool = arr.call_method0("max")?.gt((1u64 << 63) - 1)?;
                 if too_big {
                     return Err(invalid(name, "integer scores must fit in int64"));
                 }
             }
-            let conv = arr.call_method1("astype", (np()?.getattr("int64")?,))?;
-            Ok(Scores::Int(copy_i64(conv.cast::<PyUntypedArray>()?)?))
+            let arr = if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) { arr } else { converted(&arr, "int64")? };
+            with_slice::<i64, R>(&arr, |s| f(Scores::Int(s)))
         }
         _ => Err(invalid(
             name,
-            format!(
-                "must hold real numbers (a float, int or bool dtype), got dtype {}",
-                dtype.str()?
-            ),
+            format!("must hold real numbers (a float, int or bool dtype), got dtype {}", dtype.str()?),
         )),
     }
 }
@@ -110,12 +111,13 @@ pub fn exponential(
     numerics: &str,
 ) -> PyResult<usize> {
     let numerics = parse_numerics(numerics)?;
-    let scores = extract_scores(scores, "scores")?;
     let mut rng = RngArg::from_py(rng)?;
-    detach_guarded(py, move || {
-        rng.with(|r| match &scores {
-            Scores::Float(s) => expmech::exponential(s, epsilon, sensitivity, numerics, r),
-            Scores::Int(s) => expmech::exponential_int(s, epsilon, sensitivity, numerics, r),
+    with_scores(scores, "scores", |scores| {
+        detach_guarded(py, move || {
+            rng.with(|r| match scores {
+                Scores::Float(s) => expmech::exponential(s, epsilon, sensitivity, numerics, r),
+                Scores::Int(s) => expmech::exponential_int(s, epsilon, sensitivity, numerics, r),
+            })
         })
     })
 }
@@ -124,13 +126,15 @@ pub fn exponential(
 /// ``privlearn.mechanisms.log_sum_exp``.
 #[pyfunction]
 pub fn log_sum_exp(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
-    let arr = as_ndarray(x)?;
-    let flat = arr.call_method0("ravel")?;
-    let values = match extract_scores(&flat, "x")? {
-        Scores::Float(v) => v,
-        Scores::Int(v) => v.into_iter().map(|s| s as f64).collect(),
-    };
-    detach_guarded(py, move || Ok(vmath::log_sum_exp(&values)))
+    let flat = as_ndarray(x)?.call_method0("ravel")?;
+    with_scores(&flat, "x", |values| {
+        detach_guarded(py, move || {
+            Ok(match values {
+                Scores::Float(s) => vmath::log_sum_exp(s),
+                Scores::Int(s) => vmath::log_sum_exp(&s.iter().map(|&v| v as f64).collect::<Vec<_>>()),
+            })
+        })
+    })
 }
 
 /// Panics inside the guarded section (tests only): must raise ``InternalError``.

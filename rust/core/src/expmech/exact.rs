@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::exact::{MAX_GROUP, bernoulli_exp_neg_dyadic, sample_exp_neg_groups};
 use crate::rng::Rng;
-use crate::vmath::{CHUNK, PAR_MIN, max_and_check_block};
+use crate::vmath::{CHUNK, PAR_MIN, max_and_check};
 
 use super::bad_scores;
 
@@ -210,7 +210,10 @@ pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
             ),
         ));
     }
-    let umax = validated_max(scores)?;
+    let (umax, bad) = max_and_check(scores);
+    if bad || umax == f64::NEG_INFINITY {
+        return Err(bad_scores());
+    }
     let g = grid_exponent(epsilon, sensitivity);
     let gamma = pow2(g);
     let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
@@ -255,22 +258,6 @@ pub fn sample_i64(scores: &[i64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
         })
     };
     Ok(run(scores.len(), &level, &plan, rng))
-}
-
-/// Maximum of the scores after checking there is no NaN or `+inf` and at least one finite one.
-fn validated_max(scores: &[f64]) -> Result<f64> {
-    let (m, bad) = if scores.len() < PAR_MIN {
-        max_and_check_block(scores)
-    } else {
-        scores.par_chunks(CHUNK).map(max_and_check_block).reduce(
-            || (f64::NEG_INFINITY, false),
-            |a, b| (if b.0 > a.0 { b.0 } else { a.0 }, a.1 | b.1),
-        )
-    };
-    if bad || m == f64::NEG_INFINITY {
-        return Err(bad_scores());
-    }
-    Ok(m)
 }
 
 /// Group histogram of one chunk of candidates, writing each candidate's group.
@@ -331,7 +318,8 @@ fn run(
         let (j, count) = groups[sample_exp_neg_groups(&groups, rng)];
         let r = rng.below(count);
         let i = nth_in_group(&group_of, &chunk_hists, j, r);
-        let k = level(i).expect("a grouped candidate has a level");
+        // `level` is a pure function of the scores, so `i` still has a level here.
+        let Some(k) = level(i) else { continue };
         if bernoulli_exp_neg_dyadic(rng, plan.fraction(k), plan.rate.t) {
             return i;
         }

@@ -7,7 +7,7 @@
 
 use crate::error::Result;
 use crate::rng::Rng;
-use crate::vmath::{CHUNK, chunk_sums, combine, exp_nonpos};
+use crate::vmath::{CHUNK, chunk_sums, chunk_weights, exp_nonpos};
 
 use super::bad_scores;
 
@@ -17,34 +17,28 @@ pub fn sample(scores: &[f64], a: f64, rng: &mut Rng) -> Result<usize> {
     if chunks.iter().any(|c| c.bad) {
         return Err(bad_scores());
     }
-    let (m, total) = combine(&chunks, a);
-    if m == f64::NEG_INFINITY || total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+    let (m, weights) = chunk_weights(&chunks, a);
+    if m == f64::NEG_INFINITY {
         return Err(bad_scores());
     }
+    let total: f64 = weights.iter().sum();
     let mut target = rng.uniform_f64() * total;
     let mut last_nonempty = 0;
-    for (ci, c) in chunks.iter().enumerate() {
-        if c.max == f64::NEG_INFINITY {
+    let chunk = |ci: usize| &scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())];
+    for (ci, &w) in weights.iter().enumerate() {
+        if w == 0.0 {
             continue;
         }
         last_nonempty = ci;
-        let factor = exp_nonpos(a * (c.max - m));
-        let w = c.sum * factor;
         if target < w {
-            return Ok(locate(
-                &scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())],
-                c.max,
-                a,
-                target / factor,
-            ) + ci * CHUNK);
+            let factor = exp_nonpos(a * (chunks[ci].max - m));
+            return Ok(locate(chunk(ci), chunks[ci].max, a, target / factor) + ci * CHUNK);
         }
         target -= w;
     }
     // Rounding left the target past the last chunk: take its last selectable element.
     let ci = last_nonempty;
-    let c = &chunks[ci];
-    let slice = &scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())];
-    Ok(locate(slice, c.max, a, f64::INFINITY) + ci * CHUNK)
+    Ok(locate(chunk(ci), chunks[ci].max, a, f64::INFINITY) + ci * CHUNK)
 }
 
 /// Index within `slice` where the running sum of `exp(a (s - max))` first exceeds `target`

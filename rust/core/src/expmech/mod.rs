@@ -62,10 +62,7 @@ pub fn exponential(
     check_epsilon(epsilon)?;
     check_sensitivity(sensitivity)?;
     if scores.is_empty() {
-        return Err(Error::invalid(
-            "scores",
-            "must hold at least one candidate, got none",
-        ));
+        return Err(Error::invalid("scores", "must hold at least one candidate, got none"));
     }
     match numerics {
         Numerics::Exact => exact::sample_f64(scores, epsilon, sensitivity, rng),
