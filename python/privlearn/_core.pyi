@@ -22,12 +22,23 @@ class Generator:
     @staticmethod
     def _from_state(key: bytes, stream: int, word_pos: int, seeded: bool) -> Generator: ...
 
+@overload
 def exponential(
     scores: ArrayLike,
     epsilon: float,
     sensitivity: float = 1.0,
+    size: None = None,
     rng: _RngArg = None,
     numerics: str = "exact",
 ) -> int: ...
+@overload
+def exponential(
+    scores: ArrayLike,
+    epsilon: float,
+    sensitivity: float,
+    size: int,
+    rng: _RngArg = None,
+    numerics: str = "exact",
+) -> np.ndarray: ...
 def log_sum_exp(x: ArrayLike) -> float: ...
 def _panic_for_tests() -> None: ...

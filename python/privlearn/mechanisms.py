@@ -9,11 +9,12 @@ Neighbouring datasets differ by replacing one record (the dataset size is public
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _core
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from numpy.typing import ArrayLike
 
     from .random import RngLike
@@ -26,9 +27,10 @@ def exponential(
     epsilon: float,
     sensitivity: float = 1.0,
     *,
+    size: Optional[int] = None,
     rng: "RngLike" = None,
     numerics: str = "exact",
-) -> int:
+) -> Union[int, "np.ndarray"]:
     r"""The exponential mechanism: a private choice of the highest-scoring candidate.
 
     Returns index ``i`` with probability proportional to
@@ -66,6 +68,11 @@ def exponential(
         not a call to a privacy mechanism.)
     sensitivity : float, default 1.0
         Largest change of any score when one record is replaced; finite and > 0.
+    size : int, optional
+        Number of independent draws. ``None`` (default) returns one index; an integer returns an
+        array of that many. **Each draw is a separate** ``epsilon``**-DP release**: together they
+        are ``size * epsilon``-DP (basic composition). The scores are validated and grouped once
+        for all draws.
     rng : None, int or Generator, optional
         Randomness; see :mod:`privlearn.random`.
     numerics : {"exact", "fast"}, default "exact"
@@ -73,14 +80,21 @@ def exponential(
 
     Returns
     -------
-    int
-        The index of the chosen candidate.
+    int or numpy.ndarray of int64
+        The index of the chosen candidate (or ``size`` indices).
 
     Raises
     ------
     InvalidParameterError
         On an empty or non-1-D ``scores``, NaN or ``+inf`` scores, all scores ``-inf``, or an
-        ``epsilon`` or ``sensitivity`` that is not finite and > 0. Nothing is drawn.
+        ``epsilon`` or ``sensitivity`` that is not finite and > 0, or a negative ``size``.
+        Nothing is drawn.
+
+    Notes
+    -----
+    Arrays of 65,536 or more float64 or int64 scores are read in place while the GIL is
+    released, as numpy's own ufunc loops do: do not modify them from another thread during the
+    call. Shorter arrays, and arrays of other dtypes, are copied first.
 
     Examples
     --------
@@ -88,7 +102,7 @@ def exponential(
     >>> exponential([0.0, 10.0, 2.0], epsilon=5.0, rng=0)  # seeded: reproducible, not private
     1
     """
-    return _core.exponential(scores, epsilon, sensitivity, rng, numerics)
+    return _core.exponential(scores, epsilon, sensitivity, size, rng, numerics)
 
 
 def log_sum_exp(x: "ArrayLike") -> float:

@@ -163,48 +163,72 @@ fn u64_bounds(n: u64) -> (f64, f64) {
     }
 }
 
-/// Draws `i` with probability proportional to `counts[i].1 * e^{-counts[i].0}`, exactly.
-///
-/// `groups` lists `(j, count)` pairs with distinct `j <= MAX_GROUP` and `count > 0`, at least one.
-/// Returns the index into `groups`.
-pub fn sample_exp_neg_groups(groups: &[(usize, u64)], rng: &mut Rng) -> usize {
-    assert!(
-        !groups.is_empty(),
-        "sample_exp_neg_groups needs at least one group"
-    );
-    if groups.len() == 1 {
-        return 0;
-    }
-    let t = table();
-    let len = groups.len();
-    let mut s_lo = Vec::with_capacity(len);
-    let mut s_hi = Vec::with_capacity(len);
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for &(j, count) in groups {
-        debug_assert!(j <= MAX_GROUP && count > 0);
-        let (nlo, nhi) = u64_bounds(count);
-        let wlo = (nlo * t.lo[j]).next_down();
-        let whi = (nhi * t.hi[j]).next_up();
-        lo = (lo + wlo).next_down();
-        hi = (hi + whi).next_up();
-        s_lo.push(lo);
-        s_hi.push(hi);
-    }
-    let bits = rng.bits(52);
-    let u_lo = bits as f64 * pow2(-52);
-    let u_hi = (bits + 1) as f64 * pow2(-52);
-    let x_lo = (u_lo * lo).next_down();
-    let x_hi = (u_hi * hi).next_up();
-    // The draw is U * T for U in [u_lo, u_hi) and T in [lo, hi]; it lies in [x_lo, x_hi].
-    // Group i is certain when S_{i-1} <= x_lo and x_hi < S_i hold for every value in the bounds.
-    let i = s_lo.partition_point(|&s| s <= x_hi);
-    if i < len {
-        let prev_hi = if i == 0 { 0.0 } else { s_hi[i - 1] };
-        if prev_hi <= x_lo {
-            return i;
+/// Exact sampler of a group `i` with probability proportional to `count_i * e^{-j_i}`, for
+/// `(j_i, count_i)` pairs; the floating-point interval bounds of the fast path are computed once
+/// and reused by every draw.
+#[derive(Clone, Debug)]
+pub struct ExpNegGroups {
+    groups: Vec<(usize, u64)>,
+    s_lo: Vec<f64>,
+    s_hi: Vec<f64>,
+}
+
+impl ExpNegGroups {
+    /// `groups` lists `(j, count)` pairs with `j <= MAX_GROUP` and `count > 0`, at least one.
+    pub fn new(groups: Vec<(usize, u64)>) -> Self {
+        assert!(!groups.is_empty(), "ExpNegGroups needs at least one group");
+        let t = table();
+        let mut s_lo = Vec::with_capacity(groups.len());
+        let mut s_hi = Vec::with_capacity(groups.len());
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        for &(j, count) in &groups {
+            assert!(j <= MAX_GROUP && count > 0, "invalid group ({j}, {count})");
+            let (nlo, nhi) = u64_bounds(count);
+            let wlo = (nlo * t.lo[j]).next_down();
+            let whi = (nhi * t.hi[j]).next_up();
+            lo = (lo + wlo).next_down();
+            hi = (hi + whi).next_up();
+            s_lo.push(lo);
+            s_hi.push(hi);
         }
+        ExpNegGroups { groups, s_lo, s_hi }
     }
-    sample_groups_big(groups, bits, rng)
+
+    /// The `(j, count)` pairs, in the order given.
+    pub fn groups(&self) -> &[(usize, u64)] {
+        &self.groups
+    }
+
+    /// Draws an index into [`groups`](Self::groups), exactly.
+    pub fn sample(&self, rng: &mut Rng) -> usize {
+        let len = self.groups.len();
+        if len == 1 {
+            return 0;
+        }
+        let (lo, hi) = (self.s_lo[len - 1], self.s_hi[len - 1]);
+        let bits = rng.bits(52);
+        let u_lo = bits as f64 * pow2(-52);
+        let u_hi = (bits + 1) as f64 * pow2(-52);
+        let x_lo = (u_lo * lo).next_down();
+        let x_hi = (u_hi * hi).next_up();
+        // The draw is U * T for U in [u_lo, u_hi) and T in [lo, hi]; it lies in [x_lo, x_hi].
+        // Group i is certain when S_{i-1} <= x_lo and x_hi < S_i hold for every value in the
+        // bounds (whatever index the search returns, this check alone makes it correct).
+        let i = self.s_lo.partition_point(|&s| s <= x_hi);
+        if i < len {
+            let prev_hi = if i == 0 { 0.0 } else { self.s_hi[i - 1] };
+            if prev_hi <= x_lo {
+                return i;
+            }
+        }
+        sample_groups_big(&self.groups, bits, rng)
+    }
+}
+
+/// Draws `i` with probability proportional to `groups[i].1 * e^{-groups[i].0}`, exactly (one
+/// draw of [`ExpNegGroups`]).
+pub fn sample_exp_neg_groups(groups: &[(usize, u64)], rng: &mut Rng) -> usize {
+    ExpNegGroups::new(groups.to_vec()).sample(rng)
 }
 
 /// The exact continuation of [`sample_exp_neg_groups`]: the same draw `U` (its first 52 bits

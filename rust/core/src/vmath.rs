@@ -218,7 +218,11 @@ pub struct ChunkSum {
 
 fn chunk_sum(x: &[f64], scale: f64) -> ChunkSum {
     let (max, bad) = max_and_check_block(x);
-    let sum = if bad || max == f64::NEG_INFINITY { 0.0 } else { sum_exp_block(x, max, scale) };
+    let sum = if bad || max == f64::NEG_INFINITY {
+        0.0
+    } else {
+        sum_exp_block(x, max, scale)
+    };
     ChunkSum { max, sum, bad }
 }
 
@@ -235,10 +239,18 @@ pub fn chunk_sums(x: &[f64], scale: f64) -> Vec<ChunkSum> {
 /// The global maximum `M` of chunk summaries and each chunk's total relative to it,
 /// `sum_{i in chunk} e^{scale (x_i - M)}`.
 pub fn chunk_weights(chunks: &[ChunkSum], scale: f64) -> (f64, Vec<f64>) {
-    let m = chunks.iter().fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
+    let m = chunks
+        .iter()
+        .fold(f64::NEG_INFINITY, |a, c| if c.max > a { c.max } else { a });
     let w = chunks
         .iter()
-        .map(|c| if c.max == f64::NEG_INFINITY { 0.0 } else { c.sum * exp_nonpos(scale * (c.max - m)) })
+        .map(|c| {
+            if c.max == f64::NEG_INFINITY {
+                0.0
+            } else {
+                c.sum * exp_nonpos(scale * (c.max - m))
+            }
+        })
         .collect();
     (m, w)
 }
@@ -249,10 +261,18 @@ pub fn chunk_weights(chunks: &[ChunkSum], scale: f64) -> (f64, Vec<f64>) {
 pub fn log_sum_exp(x: &[f64]) -> f64 {
     let chunks = chunk_sums(x, 1.0);
     if chunks.iter().any(|c| c.bad) {
-        return if x.iter().any(|v| v.is_nan()) { f64::NAN } else { f64::INFINITY };
+        return if x.iter().any(|v| v.is_nan()) {
+            f64::NAN
+        } else {
+            f64::INFINITY
+        };
     }
     let (m, w) = chunk_weights(&chunks, 1.0);
-    if m == f64::NEG_INFINITY { m } else { m + w.iter().sum::<f64>().ln() }
+    if m == f64::NEG_INFINITY {
+        m
+    } else {
+        m + w.iter().sum::<f64>().ln()
+    }
 }
 
 #[cfg(test)]
@@ -315,7 +335,9 @@ mod tests {
 
     #[test]
     fn parallel_and_sequential_reductions_agree() {
-        let x: Vec<f64> = (0..(PAR_MIN + 12_345)).map(|i| ((i * 31) % 977) as f64 * 0.01).collect();
+        let x: Vec<f64> = (0..(PAR_MIN + 12_345))
+            .map(|i| ((i * 31) % 977) as f64 * 0.01)
+            .collect();
         let par = chunk_sums(&x, 0.5);
         let seq: Vec<ChunkSum> = x.chunks(CHUNK).map(|c| chunk_sum(c, 0.5)).collect();
         assert_eq!(par.len(), seq.len());

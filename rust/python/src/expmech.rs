@@ -1,18 +1,15 @@
 //! Bindings of the exponential mechanism and log-sum-exp.
 
-use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use privlearn_core::expmech::{self, Numerics};
+use numpy::{
+    IntoPyArray, PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use privlearn_core::expmech::{self, Numerics, Scores};
 use privlearn_core::vmath;
 use pyo3::prelude::*;
 
 use crate::errors::{detach_guarded, invalid, to_py};
 use crate::rng::RngArg;
-
-/// Scores handed to the core: floating or integer.
-pub enum Scores<'a> {
-    Float(&'a [f64]),
-    Int(&'a [i64]),
-}
 
 /// Arrays at least this long are read in place, with the GIL released, instead of being copied
 /// (see [`with_scores`]).
@@ -29,9 +26,14 @@ fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArra
 }
 
 /// A new array converted to `dtype` (owned by this call alone).
-fn converted<'py>(arr: &Bound<'py, PyUntypedArray>, dtype: &str) -> PyResult<Bound<'py, PyUntypedArray>> {
+fn converted<'py>(
+    arr: &Bound<'py, PyUntypedArray>,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
     let np = arr.py().import("numpy")?;
-    let conv = np.getattr("ascontiguousarray")?.call1((arr, np.getattr(dtype)?))?;
+    let conv = np
+        .getattr("ascontiguousarray")?
+        .call1((arr, np.getattr(dtype)?))?;
     conv.cast_into::<PyUntypedArray>().map_err(PyErr::from)
 }
 
@@ -66,16 +68,26 @@ pub fn with_scores<R>(
     let arr = as_ndarray(obj)?;
     if arr.ndim() != 1 {
         let dims: Vec<String> = arr.shape().iter().map(ToString::to_string).collect();
-        let shape =
-            if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
-        return Err(invalid(name, format!("must be one-dimensional, got shape {shape}")));
+        let shape = if dims.len() == 1 {
+            format!("({},)", dims[0])
+        } else {
+            format!("({})", dims.join(", "))
+        };
+        return Err(invalid(
+            name,
+            format!("must be one-dimensional, got shape {shape}"),
+        ));
     }
     let py = obj.py();
     let dtype = arr.dtype();
     match dtype.kind() {
         b'f' => {
-            let arr = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) { arr } else { converted(&arr, "float64")? };
-            with_slice::<f64, R>(&arr, |s| f(Scores::Float(s)))
+            let arr = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+                arr
+            } else {
+                converted(&arr, "float64")?
+            };
+            with_slice::<f64, R>(&arr, |s| f(Scores::Real(s)))
         }
         kind @ (b'i' | b'u' | b'b') => {
             if kind == b'u' && dtype.itemsize() == 8 && arr.len() > 0 {
@@ -84,12 +96,19 @@ pub fn with_scores<R>(
                     return Err(invalid(name, "integer scores must fit in int64"));
                 }
             }
-            let arr = if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) { arr } else { converted(&arr, "int64")? };
+            let arr = if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
+                arr
+            } else {
+                converted(&arr, "int64")?
+            };
             with_slice::<i64, R>(&arr, |s| f(Scores::Int(s)))
         }
         _ => Err(invalid(
             name,
-            format!("must hold real numbers (a float, int or bool dtype), got dtype {}", dtype.str()?),
+            format!(
+                "must hold real numbers (a float, int or bool dtype), got dtype {}",
+                dtype.str()?
+            ),
         )),
     }
 }
@@ -99,27 +118,49 @@ fn parse_numerics(numerics: &str) -> PyResult<Numerics> {
 }
 
 /// Exponential mechanism: index ``i`` with probability proportional to
-/// ``exp(epsilon * scores[i] / (2 * sensitivity))``. See ``privlearn.mechanisms.exponential``.
+/// ``exp(epsilon * scores[i] / (2 * sensitivity))``; ``size`` independent draws if given. See
+/// ``privlearn.mechanisms.exponential``.
 #[pyfunction]
-#[pyo3(signature = (scores, epsilon, sensitivity=1.0, rng=None, numerics="exact"))]
+#[pyo3(signature = (scores, epsilon, sensitivity=1.0, size=None, rng=None, numerics="exact"))]
 pub fn exponential(
     py: Python<'_>,
     scores: &Bound<'_, PyAny>,
     epsilon: f64,
     sensitivity: f64,
+    size: Option<i64>,
     rng: Option<&Bound<'_, PyAny>>,
     numerics: &str,
-) -> PyResult<usize> {
+) -> PyResult<Py<PyAny>> {
     let numerics = parse_numerics(numerics)?;
+    let size =
+        match size {
+            None => None,
+            Some(n) => Some(usize::try_from(n).map_err(|_| {
+                invalid("size", format!("must be None or an integer >= 0, got {n}"))
+            })?),
+        };
     let mut rng = RngArg::from_py(rng)?;
-    with_scores(scores, "scores", |scores| {
+    let draws = with_scores(scores, "scores", |scores| {
         detach_guarded(py, move || {
-            rng.with(|r| match scores {
-                Scores::Float(s) => expmech::exponential(s, epsilon, sensitivity, numerics, r),
-                Scores::Int(s) => expmech::exponential_int(s, epsilon, sensitivity, numerics, r),
+            rng.with(|r| {
+                expmech::exponential_draws(
+                    scores,
+                    epsilon,
+                    sensitivity,
+                    numerics,
+                    size.unwrap_or(1),
+                    r,
+                )
             })
         })
-    })
+    })?;
+    match size {
+        None => Ok(draws[0].into_pyobject(py)?.into_any().unbind()),
+        Some(_) => {
+            let as_i64: Vec<i64> = draws.into_iter().map(|i| i as i64).collect();
+            Ok(as_i64.into_pyarray(py).into_any().unbind())
+        }
+    }
 }
 
 /// ``log(sum(exp(x)))`` over all elements, computed stably. See
@@ -130,8 +171,10 @@ pub fn log_sum_exp(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
     with_scores(&flat, "x", |values| {
         detach_guarded(py, move || {
             Ok(match values {
-                Scores::Float(s) => vmath::log_sum_exp(s),
-                Scores::Int(s) => vmath::log_sum_exp(&s.iter().map(|&v| v as f64).collect::<Vec<_>>()),
+                Scores::Real(s) => vmath::log_sum_exp(s),
+                Scores::Int(s) => {
+                    vmath::log_sum_exp(&s.iter().map(|&v| v as f64).collect::<Vec<_>>())
+                }
             })
         })
     })

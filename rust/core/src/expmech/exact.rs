@@ -38,7 +38,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::exact::{MAX_GROUP, bernoulli_exp_neg_dyadic, sample_exp_neg_groups};
+use crate::exact::{ExpNegGroups, MAX_GROUP, bernoulli_exp_neg_dyadic};
 use crate::rng::Rng;
 use crate::vmath::{CHUNK, PAR_MIN, max_and_check};
 
@@ -199,7 +199,13 @@ fn pow2(e: i64) -> f64 {
 pub const SENSITIVITY_RANGE: (f64, f64) = (1e-250, 1e250);
 
 /// Exact exponential mechanism for real-valued scores (see the module documentation).
-pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng) -> Result<usize> {
+pub fn sample_f64(
+    scores: &[f64],
+    epsilon: f64,
+    sensitivity: f64,
+    draws: usize,
+    rng: &mut Rng,
+) -> Result<Vec<usize>> {
     let (lo, hi) = SENSITIVITY_RANGE;
     if !(lo..=hi).contains(&sensitivity) {
         return Err(Error::invalid(
@@ -216,12 +222,14 @@ pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
     }
     let g = grid_exponent(epsilon, sensitivity);
     let gamma = pow2(g);
+    // Multiplying by a power of two is exact (no overflow or underflow in the ranges used).
+    let inv_gamma = pow2(-g);
     let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
     let round = move |s: f64| {
         if s.abs() >= limit {
             s
         } else {
-            (s / gamma).round_ties_even() * gamma
+            (s * inv_gamma).round_ties_even() * gamma
         }
     };
     let widened = (sensitivity + gamma).next_up();
@@ -238,14 +246,20 @@ pub fn sample_f64(scores: &[f64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
         Some(if d >= clamp_dist {
             k_clamp
         } else {
-            (d / gamma) as u64
+            (d * inv_gamma) as u64
         })
     };
-    Ok(run(scores.len(), &level, &plan, rng))
+    Ok(run(scores.len(), &level, &plan, draws, rng))
 }
 
 /// Exact exponential mechanism for integer scores (no grid; see the module documentation).
-pub fn sample_i64(scores: &[i64], epsilon: f64, sensitivity: f64, rng: &mut Rng) -> Result<usize> {
+pub fn sample_i64(
+    scores: &[i64],
+    epsilon: f64,
+    sensitivity: f64,
+    draws: usize,
+    rng: &mut Rng,
+) -> Result<Vec<usize>> {
     let umax = *scores.iter().max().ok_or_else(bad_scores)?;
     let plan = Plan::new(rate(epsilon, 0, sensitivity));
     let k_clamp = plan.k_clamp;
@@ -257,19 +271,21 @@ pub fn sample_i64(scores: &[i64], epsilon: f64, sensitivity: f64, rng: &mut Rng)
             d as u64
         })
     };
-    Ok(run(scores.len(), &level, &plan, rng))
+    Ok(run(scores.len(), &level, &plan, draws, rng))
 }
 
-/// Group histogram of one chunk of candidates, writing each candidate's group.
+/// Group histogram of the candidates `start..start + len`, writing each one's group to `out`
+/// when given.
 fn group_chunk(
     start: usize,
-    out: &mut [u16],
+    len: usize,
+    mut out: Option<&mut [u16]>,
     level: &(impl Fn(usize) -> Option<u64> + Sync),
     plan: &Plan,
 ) -> Vec<u64> {
     let mut hist = vec![0u64; MAX_GROUP + 1];
-    for (o, slot) in out.iter_mut().enumerate() {
-        *slot = match level(start + o) {
+    for o in 0..len {
+        let j = match level(start + o) {
             None => NO_GROUP,
             Some(k) => {
                 let j = plan.group(k);
@@ -277,30 +293,47 @@ fn group_chunk(
                 j
             }
         };
+        if let Some(out) = out.as_deref_mut() {
+            out[o] = j;
+        }
     }
     hist
 }
 
-/// Step 4 over `n` candidates whose clamped distances are given by `level`.
+/// Step 4 over `n` candidates whose clamped distances are given by `level`: `draws` exact draws.
+///
+/// One pass computes every candidate's group and a group histogram per chunk. A draw picks a
+/// group, then the `r`-th candidate of that group: the chunk histograms locate its chunk, and
+/// the chunk is scanned. For several draws the groups are stored (2 bytes per candidate); for a
+/// single draw they are recomputed within the one chunk scanned, which saves the allocation.
 fn run(
     n: usize,
     level: &(impl Fn(usize) -> Option<u64> + Sync),
     plan: &Plan,
+    draws: usize,
     rng: &mut Rng,
-) -> usize {
-    let mut group_of = vec![0u16; n];
-    let chunk_hists: Vec<Vec<u64>> = if n < PAR_MIN {
-        group_of
+) -> Vec<usize> {
+    let n_chunks = n.div_ceil(CHUNK);
+    let chunk_len = |ci: usize| CHUNK.min(n - ci * CHUNK);
+    let mut group_of = if draws > 1 { vec![0u16; n] } else { Vec::new() };
+    let chunk_hists: Vec<Vec<u64>> = match (draws > 1, n < PAR_MIN) {
+        (true, true) => group_of
             .chunks_mut(CHUNK)
             .enumerate()
-            .map(|(ci, out)| group_chunk(ci * CHUNK, out, level, plan))
-            .collect()
-    } else {
-        group_of
+            .map(|(ci, out)| group_chunk(ci * CHUNK, out.len(), Some(out), level, plan))
+            .collect(),
+        (true, false) => group_of
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .map(|(ci, out)| group_chunk(ci * CHUNK, out, level, plan))
-            .collect()
+            .map(|(ci, out)| group_chunk(ci * CHUNK, out.len(), Some(out), level, plan))
+            .collect(),
+        (false, true) => (0..n_chunks)
+            .map(|ci| group_chunk(ci * CHUNK, chunk_len(ci), None, level, plan))
+            .collect(),
+        (false, false) => (0..n_chunks)
+            .into_par_iter()
+            .map(|ci| group_chunk(ci * CHUNK, chunk_len(ci), None, level, plan))
+            .collect(),
     };
     let mut total = vec![0u64; MAX_GROUP + 1];
     for h in &chunk_hists {
@@ -308,38 +341,53 @@ fn run(
             *t += c;
         }
     }
-    let groups: Vec<(usize, u64)> = total
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| c > 0)
-        .map(|(j, &c)| (j, c))
-        .collect();
-    loop {
-        let (j, count) = groups[sample_exp_neg_groups(&groups, rng)];
+    let groups = ExpNegGroups::new(
+        total
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(j, &c)| (j, c))
+            .collect(),
+    );
+    let group_at = |i: usize| -> u16 {
+        if group_of.is_empty() {
+            level(i).map_or(NO_GROUP, |k| plan.group(k))
+        } else {
+            group_of[i]
+        }
+    };
+    let mut one = || loop {
+        let (j, count) = groups.groups()[groups.sample(rng)];
         let r = rng.below(count);
-        let i = nth_in_group(&group_of, &chunk_hists, j, r);
+        let i = nth_in_group(&group_at, &chunk_hists, n, j, r);
         // `level` is a pure function of the scores, so `i` still has a level here.
         let Some(k) = level(i) else { continue };
         if bernoulli_exp_neg_dyadic(rng, plan.fraction(k), plan.rate.t) {
             return i;
         }
-    }
+    };
+    (0..draws).map(|_| one()).collect()
 }
 
 /// Index of the `r`-th (0-based) candidate in group `j`, using the per-chunk histograms to skip
 /// whole chunks.
-fn nth_in_group(group_of: &[u16], chunk_hists: &[Vec<u64>], j: usize, mut r: u64) -> usize {
+fn nth_in_group(
+    group_at: &impl Fn(usize) -> u16,
+    chunk_hists: &[Vec<u64>],
+    n: usize,
+    j: usize,
+    mut r: u64,
+) -> usize {
     for (ci, h) in chunk_hists.iter().enumerate() {
         if r >= h[j] {
             r -= h[j];
             continue;
         }
         let start = ci * CHUNK;
-        let end = (start + CHUNK).min(group_of.len());
-        for (o, &g) in group_of[start..end].iter().enumerate() {
-            if usize::from(g) == j {
+        for i in start..(start + CHUNK).min(n) {
+            if usize::from(group_at(i)) == j {
                 if r == 0 {
-                    return start + o;
+                    return i;
                 }
                 r -= 1;
             }
@@ -419,11 +467,11 @@ mod tests {
         let mut rng = Rng::from_seed(1);
         let scores = [0.0, 5.0, 1.0, -3.0];
         for _ in 0..100 {
-            assert_eq!(sample_f64(&scores, 1000.0, 1.0, &mut rng).unwrap(), 1);
+            assert_eq!(sample_f64(&scores, 1000.0, 1.0, 1, &mut rng).unwrap()[0], 1);
         }
         let ints = [0i64, 5, 1, -3];
         for _ in 0..100 {
-            assert_eq!(sample_i64(&ints, 1000.0, 1.0, &mut rng).unwrap(), 1);
+            assert_eq!(sample_i64(&ints, 1000.0, 1.0, 1, &mut rng).unwrap()[0], 1);
         }
     }
 
@@ -432,13 +480,13 @@ mod tests {
         let mut rng = Rng::from_seed(2);
         let scores = [f64::NEG_INFINITY, 0.0, f64::NEG_INFINITY, 0.0];
         for _ in 0..200 {
-            let i = sample_f64(&scores, 0.1, 1.0, &mut rng).unwrap();
+            let i = sample_f64(&scores, 0.1, 1.0, 1, &mut rng).unwrap()[0];
             assert!(i == 1 || i == 3);
         }
-        assert!(sample_f64(&[f64::NEG_INFINITY], 1.0, 1.0, &mut rng).is_err());
-        assert!(sample_f64(&[0.0, f64::NAN], 1.0, 1.0, &mut rng).is_err());
-        assert!(sample_f64(&[0.0, f64::INFINITY], 1.0, 1.0, &mut rng).is_err());
-        assert!(sample_f64(&[0.0], 1.0, 1e-300, &mut rng).is_err());
+        assert!(sample_f64(&[f64::NEG_INFINITY], 1.0, 1.0, 1, &mut rng).is_err());
+        assert!(sample_f64(&[0.0, f64::NAN], 1.0, 1.0, 1, &mut rng).is_err());
+        assert!(sample_f64(&[0.0, f64::INFINITY], 1.0, 1.0, 1, &mut rng).is_err());
+        assert!(sample_f64(&[0.0], 1.0, 1e-300, 1, &mut rng).is_err());
     }
 
     #[test]
@@ -446,16 +494,16 @@ mod tests {
         let mut rng = Rng::from_seed(3);
         let scores = [1e300, -1e300, 1e300 - 1e285, f64::MAX, -f64::MAX];
         for _ in 0..50 {
-            assert_eq!(sample_f64(&scores, 1.0, 1.0, &mut rng).unwrap(), 3);
+            assert_eq!(sample_f64(&scores, 1.0, 1.0, 1, &mut rng).unwrap()[0], 3);
         }
         let ints = [i64::MIN, i64::MAX, 0];
         for _ in 0..50 {
-            assert_eq!(sample_i64(&ints, 1.0, 1.0, &mut rng).unwrap(), 1);
+            assert_eq!(sample_i64(&ints, 1.0, 1.0, 1, &mut rng).unwrap()[0], 1);
         }
         // Equal huge scores: uniform between them.
         let tie = [1e300, 1e300];
         let ones = (0..2000)
-            .filter(|_| sample_f64(&tie, 1.0, 1.0, &mut rng).unwrap() == 1)
+            .filter(|_| sample_f64(&tie, 1.0, 1.0, 1, &mut rng).unwrap()[0] == 1)
             .count();
         assert!((800..1200).contains(&ones));
     }
@@ -465,7 +513,7 @@ mod tests {
         let mut rng = Rng::from_seed(4);
         let mut counts = [0usize; 3];
         for _ in 0..3000 {
-            counts[sample_i64(&[0, 10, 20], 1e-300, 1.0, &mut rng).unwrap()] += 1;
+            counts[sample_i64(&[0, 10, 20], 1e-300, 1.0, 1, &mut rng).unwrap()[0]] += 1;
         }
         assert!(
             counts.iter().all(|&c| (850..1150).contains(&c)),
@@ -480,7 +528,7 @@ mod tests {
         let mut rng = Rng::from_seed(9);
         let mut zeros = 0;
         for _ in 0..400 {
-            let i = sample_i64(&scores, 2.0, 1.0, &mut rng).unwrap();
+            let i = sample_i64(&scores, 2.0, 1.0, 1, &mut rng).unwrap()[0];
             zeros += usize::from(scores[i] == 0);
         }
         // P(score 0) = 1 / sum_{d<50} e^-d = 1 - 1/e ~ 0.632.

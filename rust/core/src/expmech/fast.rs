@@ -11,8 +11,9 @@ use crate::vmath::{CHUNK, chunk_sums, chunk_weights, exp_nonpos};
 
 use super::bad_scores;
 
-/// Samples `i` with probability proportional to `exp(a * scores[i])` in floating point.
-pub fn sample(scores: &[f64], a: f64, rng: &mut Rng) -> Result<usize> {
+/// `draws` samples of `i` with probability proportional to `exp(a * scores[i])`, in floating
+/// point.
+pub fn sample(scores: &[f64], a: f64, draws: usize, rng: &mut Rng) -> Result<Vec<usize>> {
     let chunks = chunk_sums(scores, a);
     if chunks.iter().any(|c| c.bad) {
         return Err(bad_scores());
@@ -22,23 +23,26 @@ pub fn sample(scores: &[f64], a: f64, rng: &mut Rng) -> Result<usize> {
         return Err(bad_scores());
     }
     let total: f64 = weights.iter().sum();
-    let mut target = rng.uniform_f64() * total;
-    let mut last_nonempty = 0;
     let chunk = |ci: usize| &scores[ci * CHUNK..((ci + 1) * CHUNK).min(scores.len())];
-    for (ci, &w) in weights.iter().enumerate() {
-        if w == 0.0 {
-            continue;
+    let mut one = || {
+        let mut target = rng.uniform_f64() * total;
+        let mut last_nonempty = 0;
+        for (ci, &w) in weights.iter().enumerate() {
+            if w == 0.0 {
+                continue;
+            }
+            last_nonempty = ci;
+            if target < w {
+                let factor = exp_nonpos(a * (chunks[ci].max - m));
+                return locate(chunk(ci), chunks[ci].max, a, target / factor) + ci * CHUNK;
+            }
+            target -= w;
         }
-        last_nonempty = ci;
-        if target < w {
-            let factor = exp_nonpos(a * (chunks[ci].max - m));
-            return Ok(locate(chunk(ci), chunks[ci].max, a, target / factor) + ci * CHUNK);
-        }
-        target -= w;
-    }
-    // Rounding left the target past the last chunk: take its last selectable element.
-    let ci = last_nonempty;
-    Ok(locate(chunk(ci), chunks[ci].max, a, f64::INFINITY) + ci * CHUNK)
+        // Rounding left the target past the last chunk: take its last selectable element.
+        let ci = last_nonempty;
+        locate(chunk(ci), chunks[ci].max, a, f64::INFINITY) + ci * CHUNK
+    };
+    Ok((0..draws).map(|_| one()).collect())
 }
 
 /// Index within `slice` where the running sum of `exp(a (s - max))` first exceeds `target`

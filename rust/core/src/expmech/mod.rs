@@ -47,11 +47,65 @@ impl std::str::FromStr for Numerics {
     }
 }
 
-/// The exponential mechanism over real-valued scores.
+/// Scores of candidates: real or integer valued.
+#[derive(Clone, Copy, Debug)]
+pub enum Scores<'a> {
+    /// Real-valued scores: the exact path puts them on a fine grid.
+    Real(&'a [f64]),
+    /// Integer-valued scores: the exact path uses them as they are.
+    Int(&'a [i64]),
+}
+
+impl Scores<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Scores::Real(s) => s.len(),
+            Scores::Int(s) => s.len(),
+        }
+    }
+}
+
+/// `size` independent draws of the exponential mechanism from the same scores.
+///
+/// Each draw returns `i` with probability proportional to
+/// `exp(epsilon * scores[i] / (2 * sensitivity))`; each is an `epsilon`-DP release, so together
+/// they are `size * epsilon`-DP (basic composition). The scores are validated and grouped once,
+/// then each draw costs little more than its random bits.
+///
+/// Errors (checked before any random bit is drawn): empty `scores`; any NaN or `+inf`; all
+/// scores `-inf`; `epsilon` or `sensitivity` not finite and `> 0`.
+pub fn exponential_draws(
+    scores: Scores<'_>,
+    epsilon: f64,
+    sensitivity: f64,
+    numerics: Numerics,
+    size: usize,
+    rng: &mut Rng,
+) -> Result<Vec<usize>> {
+    check_epsilon(epsilon)?;
+    check_sensitivity(sensitivity)?;
+    if scores.len() == 0 {
+        return Err(Error::invalid(
+            "scores",
+            "must hold at least one candidate, got none",
+        ));
+    }
+    match (numerics, scores) {
+        (Numerics::Exact, Scores::Real(s)) => exact::sample_f64(s, epsilon, sensitivity, size, rng),
+        (Numerics::Exact, Scores::Int(s)) => exact::sample_i64(s, epsilon, sensitivity, size, rng),
+        (Numerics::Fast, Scores::Real(s)) => {
+            fast::sample(s, epsilon / (2.0 * sensitivity), size, rng)
+        }
+        (Numerics::Fast, Scores::Int(s)) => {
+            let as_f64: Vec<f64> = s.iter().map(|&v| v as f64).collect();
+            fast::sample(&as_f64, epsilon / (2.0 * sensitivity), size, rng)
+        }
+    }
+}
+
+/// The exponential mechanism over real-valued scores: one draw of [`exponential_draws`].
 ///
 /// Returns `i` with probability proportional to `exp(epsilon * scores[i] / (2 * sensitivity))`.
-/// Errors: empty `scores`; any NaN or `+inf`; all scores `-inf`; `epsilon` or `sensitivity` not
-/// finite and `> 0`.
 pub fn exponential(
     scores: &[f64],
     epsilon: f64,
@@ -59,21 +113,12 @@ pub fn exponential(
     numerics: Numerics,
     rng: &mut Rng,
 ) -> Result<usize> {
-    check_epsilon(epsilon)?;
-    check_sensitivity(sensitivity)?;
-    if scores.is_empty() {
-        return Err(Error::invalid("scores", "must hold at least one candidate, got none"));
-    }
-    match numerics {
-        Numerics::Exact => exact::sample_f64(scores, epsilon, sensitivity, rng),
-        Numerics::Fast => fast::sample(scores, epsilon / (2.0 * sensitivity), rng),
-    }
+    Ok(exponential_draws(Scores::Real(scores), epsilon, sensitivity, numerics, 1, rng)?[0])
 }
 
-/// The exponential mechanism over integer-valued scores (for example minus a count of mistakes).
-///
-/// The exact path works on the integers directly (no grid, no widening of the sensitivity). The
-/// fast path converts to `f64`.
+/// The exponential mechanism over integer-valued scores (for example minus a count of
+/// mistakes): one draw of [`exponential_draws`]. The exact path uses the integers directly (no
+/// grid, no widening of the sensitivity).
 pub fn exponential_int(
     scores: &[i64],
     epsilon: f64,
@@ -81,21 +126,7 @@ pub fn exponential_int(
     numerics: Numerics,
     rng: &mut Rng,
 ) -> Result<usize> {
-    check_epsilon(epsilon)?;
-    check_sensitivity(sensitivity)?;
-    if scores.is_empty() {
-        return Err(Error::invalid(
-            "scores",
-            "must hold at least one candidate, got none",
-        ));
-    }
-    match numerics {
-        Numerics::Exact => exact::sample_i64(scores, epsilon, sensitivity, rng),
-        Numerics::Fast => {
-            let as_f64: Vec<f64> = scores.iter().map(|&s| s as f64).collect();
-            fast::sample(&as_f64, epsilon / (2.0 * sensitivity), rng)
-        }
-    }
+    Ok(exponential_draws(Scores::Int(scores), epsilon, sensitivity, numerics, 1, rng)?[0])
 }
 
 /// The error for inputs with no selectable candidate or with NaN / `+inf` scores.
