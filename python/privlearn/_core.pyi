@@ -1,14 +1,17 @@
 # Type stubs of the compiled extension privlearn._core (checked by `python -m mypy.stubtest`).
-from typing import List, Optional, Union, overload
+from typing import List, Optional, Union, final, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+__all__ = ["Generator", "exponential", "log_sum_exp", "_panic_for_tests", "__version__", "build_profile"]
 
 __version__: str
 build_profile: str
 
 _RngArg = Union[None, int, "Generator"]
 
+@final
 class Generator:
     def __new__(cls, seed: Optional[int] = None) -> Generator: ...
     @property

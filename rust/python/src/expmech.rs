@@ -53,6 +53,8 @@ fn with_slice<T: numpy::Element + Copy + Send + Sync, R>(
     let ro = arr.cast::<PyArray1<T>>()?.readonly();
     match ro.as_slice() {
         Ok(s) if s.len() >= IN_PLACE_MIN_LEN => f(s),
+        // The copy is the point: `f` releases the GIL (DESIGN principle 6).
+        #[allow(clippy::unnecessary_to_owned)]
         Ok(s) => f(&s.to_vec()),
         Err(_) => f(&ro.as_array().iter().copied().collect::<Vec<T>>()),
     }
