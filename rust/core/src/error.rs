@@ -19,6 +19,10 @@ pub enum Error {
         /// What is allowed, and what was received.
         message: String,
     },
+    /// A stateful mechanism was used after it stopped answering (e.g. a sparse-vector instance
+    /// that reached its number of positive answers).
+    #[error("{0}")]
+    Halted(String),
     /// The operating system's entropy source failed.
     #[error("the operating system's random source failed: {0}")]
     Entropy(String),

@@ -54,6 +54,78 @@ pub fn bernoulli_exp_neg_dyadic(rng: &mut Rng, f: u128, t: u32) -> bool {
     }
 }
 
+/// Bernoulli(`e^{-num / den}`), exactly, for any rational `num / den >= 0` (`den > 0`).
+///
+/// The integer part `q` of `num / den` is realised as `q` independent Bernoulli(`e^{-1}`) draws
+/// that must all succeed (stopping at the first failure), the fractional part by the
+/// Canonne–Kamath–Steinke algorithm with `Bernoulli(g / k) = Bernoulli(1 / k) AND
+/// Bernoulli(g)`, each part exact.
+pub fn bernoulli_exp_neg(rng: &mut Rng, num: u128, den: u128) -> bool {
+    debug_assert!(den > 0);
+    let mut q = num / den;
+    while q > 0 {
+        if !bernoulli_exp_neg_unit(rng, 1, 1) {
+            return false;
+        }
+        q -= 1;
+    }
+    bernoulli_exp_neg_unit(rng, num % den, den)
+}
+
+/// Bernoulli(`e^{-num / den}`) for `0 <= num <= den`.
+fn bernoulli_exp_neg_unit(rng: &mut Rng, num: u128, den: u128) -> bool {
+    if num == 0 {
+        return true;
+    }
+    let mut k: u64 = 1;
+    loop {
+        let success = rng.below(k) == 0 && (num == den || rng.below_u128(den) < num);
+        if !success {
+            return k % 2 == 1;
+        }
+        k += 1;
+    }
+}
+
+/// Bernoulli(`e^{-num / den}`) for big-integer `num / den >= 0` (`den > 0`), exactly.
+pub fn bernoulli_exp_neg_big(rng: &mut Rng, num: &BigUint, den: &BigUint) -> bool {
+    let zero = BigUint::from(0u32);
+    let mut q = num / den;
+    while q > zero {
+        if !bernoulli_exp_neg_unit(rng, 1, 1) {
+            return false;
+        }
+        q -= 1u32;
+    }
+    let r = num % den;
+    if r == zero {
+        return true;
+    }
+    let bits = den.bits();
+    let below_den = |rng: &mut Rng| -> BigUint {
+        loop {
+            let mut v = BigUint::from(0u32);
+            let mut left = bits;
+            while left > 0 {
+                let take = left.min(64) as u32;
+                v = (v << take) | BigUint::from(rng.bits(take));
+                left -= u64::from(take);
+            }
+            if &v < den {
+                return v;
+            }
+        }
+    };
+    let mut k: u64 = 1;
+    loop {
+        let success = rng.below(k) == 0 && below_den(rng) < r;
+        if !success {
+            return k % 2 == 1;
+        }
+        k += 1;
+    }
+}
+
 /// Lower and upper bounds on `2^prec * e^{-j}` for `j = 0..=jmax`, as integers.
 ///
 /// `e^{-1}` is bracketed by the partial sums of `sum_k (-1)^k / k!` computed with floored terms:
@@ -315,6 +387,30 @@ mod tests {
         let phat = hits as f64 / n as f64;
         assert!((phat - p).abs() < 6.0 * sd, "phat {phat}, p {p}");
         assert!(bernoulli_exp_neg_dyadic(&mut rng, 0, 5));
+    }
+
+    #[test]
+    fn rational_bernoulli_exp_neg_frequencies() {
+        let mut rng = Rng::from_seed(12);
+        let n = 200_000;
+        for &(num, den) in &[(0u128, 1u128), (1, 3), (5, 2), (7, 7), (3, 1_000_000_007)] {
+            let hits = (0..n)
+                .filter(|_| bernoulli_exp_neg(&mut rng, num, den))
+                .count();
+            let p = (-(num as f64) / den as f64).exp();
+            let sd = (p * (1.0 - p) / n as f64).sqrt().max(1e-9);
+            assert!(
+                (hits as f64 / n as f64 - p).abs() < 6.0 * sd + 1e-12,
+                "{num}/{den}"
+            );
+        }
+        let (nb, db) = (BigUint::from(5u32), BigUint::from(2u32));
+        let hits = (0..n)
+            .filter(|_| bernoulli_exp_neg_big(&mut rng, &nb, &db))
+            .count();
+        let p = (-2.5f64).exp();
+        let sd = (p * (1.0 - p) / n as f64).sqrt();
+        assert!((hits as f64 / n as f64 - p).abs() < 6.0 * sd);
     }
 
     #[test]

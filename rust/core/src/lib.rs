@@ -10,11 +10,17 @@
 //!   rounding reaches a privacy-relevant probability).
 //! * [`vmath`]: vectorised `exp`/max kernels and log-sum-exp.
 //! * [`expmech`]: the exponential mechanism, exact (default) and fast (float) paths.
+//! * [`grid`], [`noise`]: power-of-two grids and the exact (and float) noise samplers.
+//! * [`mechanisms`]: Laplace, Gaussian, randomized response, noisy max, permute-and-flip,
+//!   stable selection and the sparse vector technique.
 //! * [`error`]: the crate's error type.
 
 pub mod error;
 pub mod exact;
 pub mod expmech;
+pub mod grid;
+pub mod mechanisms;
+pub mod noise;
 pub mod rng;
 pub mod vmath;
 

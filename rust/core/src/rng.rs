@@ -131,6 +131,22 @@ impl Rng {
         }
     }
 
+    /// An exactly uniform integer in `[0, n)` for 128-bit `n > 0` (rejection sampling).
+    #[inline]
+    pub fn below_u128(&mut self, n: u128) -> u128 {
+        debug_assert!(n > 0);
+        if let Ok(small) = u64::try_from(n) {
+            return u128::from(self.below(small));
+        }
+        let bits = 128 - (n - 1).leading_zeros();
+        loop {
+            let v = self.bits_u128(bits);
+            if v < n {
+                return v;
+            }
+        }
+    }
+
     /// A uniform double in `[0, 1)` on the grid of multiples of `2^-53`. Float helper for the
     /// explicitly non-exact (`numerics="fast"`) paths only.
     #[inline]
@@ -190,6 +206,16 @@ mod tests {
         }
         assert!(seen.iter().all(|&s| s));
         assert_eq!(r.below(1), 0);
+    }
+
+    #[test]
+    fn below_u128_stays_in_range() {
+        let mut r = Rng::from_seed(6);
+        let n = (1u128 << 100) + 12_345;
+        for _ in 0..200 {
+            assert!(r.below_u128(n) < n);
+            assert!(r.below_u128(3) < 3);
+        }
     }
 
     #[test]

@@ -38,11 +38,11 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::exact::{ExpNegGroups, MAX_GROUP, bernoulli_exp_neg_dyadic};
+use crate::exact::{ExpNegGroups, MAX_GROUP, bernoulli_exp_neg, bernoulli_exp_neg_dyadic};
 use crate::rng::Rng;
 use crate::vmath::{CHUNK, PAR_MIN, max_and_check};
 
-use super::bad_scores;
+use super::{Scores, bad_scores};
 
 /// Exponent cap in nats (step 3 of the construction).
 const CLAMP_NATS: u128 = MAX_GROUP as u128;
@@ -127,7 +127,7 @@ pub fn rate(epsilon: f64, g: i64, sensitivity: f64) -> Rate {
 
 /// Clamp and exponent arithmetic (steps 3 and 4) for a rate.
 #[derive(Clone, Copy, Debug)]
-struct Plan {
+pub(crate) struct Plan {
     rate: Rate,
     /// Distances (grid steps) at or beyond this are clamped.
     k_clamp: u64,
@@ -198,6 +198,108 @@ fn pow2(e: i64) -> f64 {
 /// The range of sensitivities the exact real-valued path accepts.
 pub const SENSITIVITY_RANGE: (f64, f64) = (1e-250, 1e250);
 
+/// Something done with the clamped distances of a score vector: [`with_levels`] calls
+/// `consume(n, level, plan)` where `level(i)` is candidate `i`'s distance below the best score in
+/// grid steps (clamped; `None` for a `-inf` score).
+pub(crate) trait LevelConsumer {
+    type Output;
+    fn consume<L: Fn(usize) -> Option<u64> + Sync>(
+        self,
+        n: usize,
+        level: &L,
+        plan: &Plan,
+    ) -> Self::Output;
+}
+
+/// Validates `scores` and the parameters and hands the grid distances and the rate plan (steps
+/// 1 to 3 of the construction) to `consumer`.
+pub(crate) fn with_levels<C: LevelConsumer>(
+    scores: Scores<'_>,
+    epsilon: f64,
+    sensitivity: f64,
+    consumer: C,
+) -> Result<C::Output> {
+    match scores {
+        Scores::Real(scores) => {
+            let (lo, hi) = SENSITIVITY_RANGE;
+            if !(lo..=hi).contains(&sensitivity) {
+                return Err(Error::invalid(
+                    "sensitivity",
+                    format!(
+                        "must lie in [{lo:e}, {hi:e}] for numerics='exact' with real-valued scores, \
+                         got {sensitivity:e}; rescale the scores and the sensitivity together"
+                    ),
+                ));
+            }
+            let (umax, bad) = max_and_check(scores);
+            if bad || umax == f64::NEG_INFINITY {
+                return Err(bad_scores());
+            }
+            let g = grid_exponent(epsilon, sensitivity);
+            let gamma = pow2(g);
+            // Multiplying by a power of two is exact (no overflow or underflow in the ranges used).
+            let inv_gamma = pow2(-g);
+            let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
+            let round = move |s: f64| {
+                if s.abs() >= limit {
+                    s
+                } else {
+                    (s * inv_gamma).round_ties_even() * gamma
+                }
+            };
+            let widened = (sensitivity + gamma).next_up();
+            let plan = Plan::new(rate(epsilon, g, widened));
+            let umax = round(umax);
+            let k_clamp = plan.k_clamp;
+            let clamp_dist = k_clamp as f64 * gamma;
+            let level = move |i: usize| -> Option<u64> {
+                let s = scores[i];
+                if s == f64::NEG_INFINITY {
+                    return None;
+                }
+                let d = umax - round(s);
+                Some(if d >= clamp_dist {
+                    k_clamp
+                } else {
+                    (d * inv_gamma) as u64
+                })
+            };
+            Ok(consumer.consume(scores.len(), &level, &plan))
+        }
+        Scores::Int(scores) => {
+            let umax = *scores.iter().max().ok_or_else(bad_scores)?;
+            let plan = Plan::new(rate(epsilon, 0, sensitivity));
+            let k_clamp = plan.k_clamp;
+            let level = move |i: usize| -> Option<u64> {
+                let d = (i128::from(umax) - i128::from(scores[i])) as u128;
+                Some(if d >= u128::from(k_clamp) {
+                    k_clamp
+                } else {
+                    d as u64
+                })
+            };
+            Ok(consumer.consume(scores.len(), &level, &plan))
+        }
+    }
+}
+
+struct Draws<'r> {
+    draws: usize,
+    rng: &'r mut Rng,
+}
+
+impl LevelConsumer for Draws<'_> {
+    type Output = Vec<usize>;
+    fn consume<L: Fn(usize) -> Option<u64> + Sync>(
+        self,
+        n: usize,
+        level: &L,
+        plan: &Plan,
+    ) -> Vec<usize> {
+        run(n, level, plan, self.draws, self.rng)
+    }
+}
+
 /// Exact exponential mechanism for real-valued scores (see the module documentation).
 pub fn sample_f64(
     scores: &[f64],
@@ -206,50 +308,12 @@ pub fn sample_f64(
     draws: usize,
     rng: &mut Rng,
 ) -> Result<Vec<usize>> {
-    let (lo, hi) = SENSITIVITY_RANGE;
-    if !(lo..=hi).contains(&sensitivity) {
-        return Err(Error::invalid(
-            "sensitivity",
-            format!(
-                "must lie in [{lo:e}, {hi:e}] for numerics='exact' with real-valued scores, got \
-                 {sensitivity:e}; rescale the scores and the sensitivity together"
-            ),
-        ));
-    }
-    let (umax, bad) = max_and_check(scores);
-    if bad || umax == f64::NEG_INFINITY {
-        return Err(bad_scores());
-    }
-    let g = grid_exponent(epsilon, sensitivity);
-    let gamma = pow2(g);
-    // Multiplying by a power of two is exact (no overflow or underflow in the ranges used).
-    let inv_gamma = pow2(-g);
-    let limit = gamma * MAX_STEPS as f64; // 2^(g+52): at or above, a double is on the grid.
-    let round = move |s: f64| {
-        if s.abs() >= limit {
-            s
-        } else {
-            (s * inv_gamma).round_ties_even() * gamma
-        }
-    };
-    let widened = (sensitivity + gamma).next_up();
-    let plan = Plan::new(rate(epsilon, g, widened));
-    let umax = round(umax);
-    let k_clamp = plan.k_clamp;
-    let clamp_dist = k_clamp as f64 * gamma;
-    let level = move |i: usize| -> Option<u64> {
-        let s = scores[i];
-        if s == f64::NEG_INFINITY {
-            return None;
-        }
-        let d = umax - round(s);
-        Some(if d >= clamp_dist {
-            k_clamp
-        } else {
-            (d * inv_gamma) as u64
-        })
-    };
-    Ok(run(scores.len(), &level, &plan, draws, rng))
+    with_levels(
+        Scores::Real(scores),
+        epsilon,
+        sensitivity,
+        Draws { draws, rng },
+    )
 }
 
 /// Exact exponential mechanism for integer scores (no grid; see the module documentation).
@@ -260,18 +324,54 @@ pub fn sample_i64(
     draws: usize,
     rng: &mut Rng,
 ) -> Result<Vec<usize>> {
-    let umax = *scores.iter().max().ok_or_else(bad_scores)?;
-    let plan = Plan::new(rate(epsilon, 0, sensitivity));
-    let k_clamp = plan.k_clamp;
-    let level = move |i: usize| -> Option<u64> {
-        let d = (i128::from(umax) - i128::from(scores[i])) as u128;
-        Some(if d >= u128::from(k_clamp) {
-            k_clamp
-        } else {
-            d as u64
-        })
-    };
-    Ok(run(scores.len(), &level, &plan, draws, rng))
+    with_levels(
+        Scores::Int(scores),
+        epsilon,
+        sensitivity,
+        Draws { draws, rng },
+    )
+}
+
+struct PermuteAndFlip<'r> {
+    rng: &'r mut Rng,
+}
+
+impl LevelConsumer for PermuteAndFlip<'_> {
+    type Output = usize;
+    fn consume<L: Fn(usize) -> Option<u64> + Sync>(
+        self,
+        n: usize,
+        level: &L,
+        plan: &Plan,
+    ) -> usize {
+        let rng = self.rng;
+        let mut order: Vec<usize> = (0..n).collect();
+        for pos in 0..n {
+            let j = pos + rng.below((n - pos) as u64) as usize;
+            order.swap(pos, j);
+            let i = order[pos];
+            if let Some(k) = level(i)
+                && bernoulli_exp_neg(rng, plan.exponent(k), 1u128 << plan.rate.t)
+            {
+                return i;
+            }
+        }
+        unreachable!("the best candidate is accepted with probability 1")
+    }
+}
+
+/// Exact permute-and-flip (McKenna and Sheldon, NeurIPS 2020): visit the candidates in a
+/// uniformly random order and return the first one accepted, candidate `i` being accepted with
+/// probability `exp(ε (u_i - u_max) / (2Δ))`. The scores go through the same grid, rate rounding
+/// and clamp as the exponential mechanism (steps 1 to 3 of the module documentation), which keep
+/// the guarantee exactly `ε`-DP; acceptances are exact Bernoulli(`e^{-x}`) draws.
+pub fn permute_and_flip(
+    scores: Scores<'_>,
+    epsilon: f64,
+    sensitivity: f64,
+    rng: &mut Rng,
+) -> Result<usize> {
+    with_levels(scores, epsilon, sensitivity, PermuteAndFlip { rng })
 }
 
 /// Group histogram of the candidates `start..start + len`, writing each one's group to `out`

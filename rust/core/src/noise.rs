@@ -1,0 +1,394 @@
+//! Noise samplers.
+//!
+//! Exact integer samplers (used by every mechanism's default `numerics="exact"` path):
+//! * [`discrete_laplace`]: `P(Z = z) ∝ exp(-|z| / scale)` for a rational scale;
+//! * [`discrete_gaussian`]: `P(Z = z) ∝ exp(-z² / (2σ²))` for a rational `σ²`.
+//!
+//! Both follow Canonne, Kamath and Steinke, "The discrete Gaussian for differential privacy"
+//! (NeurIPS 2020), Algorithms 2 and 3, built on the exact Bernoulli(`e^{-x}`) draws of
+//! [`crate::exact`]: their output law is exactly the stated one.
+//!
+//! Floating-point samplers (explicit `numerics="fast"` opt-in, and the continuous vector noise of
+//! [`l2_laplace`]): standard Laplace by inversion, standard normal by Marsaglia's polar method,
+//! Gamma by Marsaglia and Tsang (2000). They are subject to floating-point rounding.
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::exact::{bernoulli_exp_neg, bernoulli_exp_neg_big};
+use crate::grid::decompose;
+use crate::rng::Rng;
+
+/// A positive rational number `num / den`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ratio {
+    /// Numerator (> 0).
+    pub num: u128,
+    /// Denominator (> 0).
+    pub den: u128,
+}
+
+/// Largest numerator or denominator a [`Ratio`] used as a noise scale may have (keeps every
+/// intermediate of the samplers inside 128 bits).
+pub const RATIO_MAX: u128 = 1 << 100;
+
+impl Ratio {
+    /// `num / den`, both positive and at most [`RATIO_MAX`].
+    pub fn new(num: u128, den: u128) -> Self {
+        assert!(
+            num > 0 && den > 0 && num <= RATIO_MAX && den <= RATIO_MAX,
+            "invalid ratio"
+        );
+        let g = gcd(num, den);
+        Ratio {
+            num: num / g,
+            den: den / g,
+        }
+    }
+
+    /// The exact value of a finite double `x > 0`, or an error naming `name` if it does not fit.
+    pub fn from_f64(x: f64, name: &'static str) -> Result<Self> {
+        if !(x.is_finite() && x > 0.0) {
+            return Err(Error::invalid(
+                name,
+                format!("must be a finite number > 0, got {x}"),
+            ));
+        }
+        let (m, e) = decompose(x);
+        let tz = m.trailing_zeros() as i32;
+        let (m, e) = (m >> tz, e + tz);
+        let fits = if e >= 0 {
+            (m as f64) * 2f64.powi(e) <= RATIO_MAX as f64
+        } else {
+            -e <= 100
+        };
+        if !fits {
+            return Err(Error::invalid(
+                name,
+                format!("must lie in [2^-100, 2^100) for an exact sampler, got {x:e}"),
+            ));
+        }
+        Ok(if e >= 0 {
+            Ratio::new(u128::from(m) << e, 1)
+        } else {
+            Ratio::new(u128::from(m), 1u128 << (-e))
+        })
+    }
+
+    /// Approximate value (for messages and float paths).
+    pub fn to_f64(self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Exact discrete Laplace noise: `P(Z = z) ∝ exp(-|z| / scale)` for `scale = t / s`.
+///
+/// Canonne–Kamath–Steinke (2020), Algorithm 2: `X = U + t V` with `U` uniform on `{0..t-1}`
+/// accepted with probability `e^{-U/t}` and `V` geometric (counted Bernoulli(`e^-1`) successes)
+/// is geometric with ratio `e^{-1/t}`; `floor(X / s)` is geometric with ratio `e^{-s/t}`; a
+/// random sign with `-0` rejected gives the two-sided law.
+pub fn discrete_laplace(rng: &mut Rng, scale: Ratio) -> i128 {
+    let (t, s) = (scale.num, scale.den);
+    loop {
+        let u = rng.below_u128(t);
+        if !bernoulli_exp_neg(rng, u, t) {
+            continue;
+        }
+        let mut v: u128 = 0;
+        while bernoulli_exp_neg(rng, 1, 1) {
+            v += 1;
+        }
+        let x = u.saturating_add(t.saturating_mul(v));
+        let y = x / s;
+        let negative = rng.bits(1) == 1;
+        if negative && y == 0 {
+            continue;
+        }
+        let y = i128::try_from(y).unwrap_or(i128::MAX);
+        return if negative { -y } else { y };
+    }
+}
+
+/// Exact discrete Gaussian noise: `P(Z = z) ∝ exp(-z² / (2σ²))` for `σ² = a / b`.
+///
+/// Canonne–Kamath–Steinke (2020), Algorithm 3: rejection from discrete Laplace with scale
+/// `t = floor(σ) + 1`, accepting `Y` with probability `exp(-(|Y| - σ²/t)² / (2σ²))`.
+pub fn discrete_gaussian(rng: &mut Rng, sigma2: Ratio) -> i128 {
+    let (a, b) = (sigma2.num, sigma2.den);
+    let t = isqrt(a / b) + 1;
+    let lap = Ratio::new(t, 1);
+    loop {
+        let y = discrete_laplace(rng, lap);
+        let abs = y.unsigned_abs();
+        // gamma = (|y| t b - a)^2 / (2 a b t^2)
+        let fast = abs
+            .checked_mul(t)
+            .and_then(|v| v.checked_mul(b))
+            .and_then(|ytb| {
+                let diff = ytb.abs_diff(a);
+                let num = diff.checked_mul(diff)?;
+                let den = 2u128
+                    .checked_mul(a)?
+                    .checked_mul(b)?
+                    .checked_mul(t)?
+                    .checked_mul(t)?;
+                Some((num, den))
+            });
+        let accept = match fast {
+            Some((num, den)) => bernoulli_exp_neg(rng, num, den),
+            None => {
+                let ytb = BigUint::from(abs) * t * b;
+                let a_big = BigUint::from(a);
+                let diff = if ytb >= a_big {
+                    &ytb - &a_big
+                } else {
+                    &a_big - &ytb
+                };
+                let num = &diff * &diff;
+                let den = BigUint::from(2u32) * a * b * t * t;
+                bernoulli_exp_neg_big(rng, &num, &den)
+            }
+        };
+        if accept {
+            return y;
+        }
+    }
+}
+
+/// `floor(sqrt(n))`, exactly.
+pub fn isqrt(n: u128) -> u128 {
+    if n < 2 {
+        return n;
+    }
+    let mut x = (n as f64).sqrt() as u128;
+    while x.checked_mul(x).is_none_or(|sq| sq > n) {
+        x -= 1;
+    }
+    while (x + 1).checked_mul(x + 1).is_some_and(|sq| sq <= n) {
+        x += 1;
+    }
+    x
+}
+
+/// A standard Laplace variate in floating point (inversion).
+#[inline]
+pub fn standard_laplace_f64(rng: &mut Rng) -> f64 {
+    loop {
+        let u = rng.uniform_f64();
+        if u == 0.0 {
+            continue;
+        }
+        return if u < 0.5 {
+            (2.0 * u).ln()
+        } else {
+            -(2.0 * (1.0 - u)).ln()
+        };
+    }
+}
+
+/// A pair of independent standard normal variates in floating point (Marsaglia's polar method).
+#[inline]
+pub fn standard_normal_pair_f64(rng: &mut Rng) -> (f64, f64) {
+    loop {
+        let u = 2.0 * rng.uniform_f64() - 1.0;
+        let v = 2.0 * rng.uniform_f64() - 1.0;
+        let s = u * u + v * v;
+        if s > 0.0 && s < 1.0 {
+            let f = (-2.0 * s.ln() / s).sqrt();
+            return (u * f, v * f);
+        }
+    }
+}
+
+/// A standard normal variate in floating point.
+#[inline]
+pub fn standard_normal_f64(rng: &mut Rng) -> f64 {
+    standard_normal_pair_f64(rng).0
+}
+
+/// A Gamma(`shape`, 1) variate in floating point, `shape >= 1` (Marsaglia and Tsang, "A simple
+/// method for generating gamma variables", ACM TOMS 2000).
+pub fn gamma_f64(rng: &mut Rng, shape: f64) -> f64 {
+    debug_assert!(shape >= 1.0);
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = standard_normal_f64(rng);
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = rng.uniform_f64();
+        if u < 1.0 - 0.0331 * x * x * x * x {
+            return d * v;
+        }
+        if u > 0.0 && u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
+            return d * v;
+        }
+    }
+}
+
+/// Vectors per parallel task of [`l2_laplace`]: fixed, so the output never depends on the
+/// thread count.
+const L2_CHUNK: usize = 512;
+
+/// `count` vectors in `R^dim` with density proportional to `exp(-||k||_2 / scale)`, row-major.
+///
+/// The radius has density proportional to `r^{dim-1} e^{-r/scale}`, i.e. Gamma(shape `dim`,
+/// scale `scale`), and the direction is uniform on the sphere (a normalised standard normal
+/// vector). Floating point throughout. Parallel over blocks of [`L2_CHUNK`] vectors, each with
+/// its own generator spawned in order from `rng`.
+pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result<Vec<f64>> {
+    if dim == 0 {
+        return Err(Error::invalid("dim", "must be an integer >= 1, got 0"));
+    }
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(Error::invalid(
+            "scale",
+            format!("must be a finite number > 0, got {scale}"),
+        ));
+    }
+    let total = dim
+        .checked_mul(count)
+        .ok_or_else(|| Error::invalid("size", "dim * size overflows"))?;
+    let mut out = vec![0.0f64; total];
+    let blocks: Vec<(Rng, &mut [f64])> = out
+        .chunks_mut((L2_CHUNK * dim).max(1))
+        .map(|block| (rng.spawn(), block))
+        .collect();
+    let fill = |(mut r, block): (Rng, &mut [f64])| {
+        for row in block.chunks_exact_mut(dim) {
+            let mut norm2 = 0.0;
+            let mut i = 0;
+            while i < dim {
+                let (a, b) = standard_normal_pair_f64(&mut r);
+                row[i] = a;
+                norm2 += a * a;
+                if i + 1 < dim {
+                    row[i + 1] = b;
+                    norm2 += b * b;
+                }
+                i += 2;
+            }
+            let radius = scale * gamma_f64(&mut r, dim as f64);
+            let f = radius / norm2.sqrt();
+            for x in row.iter_mut() {
+                *x *= f;
+            }
+        }
+    };
+    if total < (1 << 16) {
+        blocks.into_iter().for_each(fill);
+    } else {
+        blocks.into_par_iter().for_each(fill);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dlap_pmf(z: i128, scale: f64) -> f64 {
+        let r = (-1.0 / scale).exp();
+        (1.0 - r) / (1.0 + r) * r.powi(z.unsigned_abs() as i32)
+    }
+
+    #[test]
+    fn discrete_laplace_matches_pmf() {
+        let mut rng = Rng::from_seed(3);
+        for &(num, den) in &[
+            (1u128, 1u128),
+            (5, 2),
+            (1, 3),
+            (7_000_000_001, 1_000_000_000),
+        ] {
+            let scale = num as f64 / den as f64;
+            let n = 100_000;
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..n {
+                *counts
+                    .entry(discrete_laplace(&mut rng, Ratio::new(num, den)))
+                    .or_insert(0usize) += 1;
+            }
+            for z in -3i128..=3 {
+                let p = dlap_pmf(z, scale);
+                let got = *counts.get(&z).unwrap_or(&0) as f64 / n as f64;
+                let sd = (p * (1.0 - p) / n as f64).sqrt();
+                assert!(
+                    (got - p).abs() < 6.0 * sd + 1e-9,
+                    "scale {scale} z {z}: {got} vs {p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn discrete_gaussian_matches_pmf() {
+        let mut rng = Rng::from_seed(4);
+        for &(a, b) in &[(1u128, 1u128), (9, 4), (100, 1), (1, 1u128 << 90)] {
+            let s2 = a as f64 / b as f64;
+            let norm: f64 = (-200..=200)
+                .map(|z: i32| (-(z * z) as f64 / (2.0 * s2)).exp())
+                .sum();
+            let n = 60_000;
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..n {
+                *counts
+                    .entry(discrete_gaussian(&mut rng, Ratio::new(a, b)))
+                    .or_insert(0usize) += 1;
+            }
+            for z in -2i128..=2 {
+                let p = (-((z * z) as f64) / (2.0 * s2)).exp() / norm;
+                let got = *counts.get(&z).unwrap_or(&0) as f64 / n as f64;
+                let sd = (p * (1.0 - p) / n as f64).sqrt();
+                assert!(
+                    (got - p).abs() < 6.0 * sd + 1e-9,
+                    "s2 {s2} z {z}: {got} vs {p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ratio_from_f64_is_exact() {
+        assert_eq!(
+            Ratio::from_f64(0.75, "x").unwrap(),
+            Ratio { num: 3, den: 4 }
+        );
+        assert_eq!(
+            Ratio::from_f64(12.0, "x").unwrap(),
+            Ratio { num: 12, den: 1 }
+        );
+        assert!(Ratio::from_f64(0.0, "x").is_err());
+        assert!(Ratio::from_f64(1e-40, "x").is_err());
+        assert!(Ratio::from_f64(1e40, "x").is_err());
+        assert_eq!(isqrt(99), 9);
+        assert_eq!(isqrt(100), 10);
+        assert_eq!(isqrt(u128::MAX), (1u128 << 64) - 1);
+    }
+
+    #[test]
+    fn l2_laplace_radius_and_determinism() {
+        let mut a = Rng::from_seed(9);
+        let v = l2_laplace(&mut a, 5, 2.0, 40_000).unwrap();
+        let mean_norm: f64 = v
+            .chunks_exact(5)
+            .map(|r| r.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .sum::<f64>()
+            / 40_000.0;
+        assert!((mean_norm - 10.0).abs() < 0.1, "{mean_norm}"); // E[Gamma(5, 2)] = 10
+        let mut b = Rng::from_seed(9);
+        assert_eq!(v, l2_laplace(&mut b, 5, 2.0, 40_000).unwrap());
+        assert!(l2_laplace(&mut b, 0, 1.0, 1).is_err());
+    }
+}
