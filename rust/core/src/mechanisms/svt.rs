@@ -157,11 +157,8 @@ mod tests {
         let wrong = |c: u64, rng: &mut Rng| {
             (0..4000)
                 .filter(|_| {
-                    SparseVector::new(0.0, 1.0, 1.0, c, rng)
-                        .unwrap()
-                        .query(8.0, rng)
-                        .unwrap()
-                        == false
+                    let mut sv = SparseVector::new(0.0, 1.0, 1.0, c, rng).unwrap();
+                    !sv.query(8.0, rng).unwrap()
                 })
                 .count()
         };
