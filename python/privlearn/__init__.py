@@ -20,13 +20,14 @@ privlearn.errors
 from __future__ import annotations
 
 from . import _core
-from .errors import EntropyError, InternalError, InvalidParameterError, PrivlearnError
+from .errors import EntropyError, HaltedError, InternalError, InvalidParameterError, PrivlearnError
 
 __version__: str = _core.__version__
 
 __all__ = [
     "PrivlearnError",
     "InvalidParameterError",
+    "HaltedError",
     "EntropyError",
     "InternalError",
     "__version__",

@@ -4,7 +4,26 @@ from typing import List, Optional, Union, final, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["Generator", "exponential", "log_sum_exp", "_panic_for_tests", "__version__", "build_profile"]
+__all__ = [
+    "Generator",
+    "SparseVector",
+    "exponential",
+    "log_sum_exp",
+    "laplace",
+    "gaussian",
+    "gaussian_sigma",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "randomized_response",
+    "randomized_response_k",
+    "l2_laplace_noise",
+    "report_noisy_max",
+    "permute_and_flip",
+    "stable_argmax",
+    "_panic_for_tests",
+    "__version__",
+    "build_profile",
+]
 
 __version__: str
 build_profile: str
@@ -45,3 +64,69 @@ def exponential(
 ) -> np.ndarray: ...
 def log_sum_exp(x: ArrayLike) -> float: ...
 def _panic_for_tests() -> None: ...
+def laplace(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    rng: _RngArg = None,
+    numerics: str = "exact",
+) -> Union[float, np.ndarray]: ...
+def gaussian(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    rng: _RngArg = None,
+    numerics: str = "exact",
+    calibration: str = "analytic",
+) -> Union[float, np.ndarray]: ...
+def gaussian_sigma(
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    dim: int = 1,
+    numerics: str = "exact",
+    calibration: str = "analytic",
+) -> float: ...
+def discrete_laplace(value: ArrayLike, scale: float, rng: _RngArg = None) -> Union[int, np.ndarray]: ...
+def discrete_gaussian(value: ArrayLike, sigma: float, rng: _RngArg = None) -> Union[int, np.ndarray]: ...
+def randomized_response(bits: ArrayLike, epsilon: float, rng: _RngArg = None) -> Union[bool, np.ndarray]: ...
+def randomized_response_k(
+    values: ArrayLike, k: int, epsilon: float, rng: _RngArg = None
+) -> Union[int, np.ndarray]: ...
+def l2_laplace_noise(dim: int, scale: float, size: Optional[int] = None, rng: _RngArg = None) -> np.ndarray: ...
+def report_noisy_max(
+    scores: ArrayLike,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    noise: str = "gumbel",
+    rng: _RngArg = None,
+) -> int: ...
+def permute_and_flip(scores: ArrayLike, epsilon: float, sensitivity: float = 1.0, rng: _RngArg = None) -> int: ...
+def stable_argmax(
+    scores: ArrayLike,
+    epsilon: float,
+    delta: float,
+    sensitivity: float = 1.0,
+    rng: _RngArg = None,
+) -> Optional[int]: ...
+@final
+class SparseVector:
+    def __new__(
+        cls,
+        threshold: float,
+        epsilon: float,
+        sensitivity: float = 1.0,
+        max_positives: int = 1,
+        rng: _RngArg = None,
+    ) -> SparseVector: ...
+    def query(self, value: float) -> bool: ...
+    def query_many(self, values: ArrayLike) -> np.ndarray: ...
+    @property
+    def halted(self) -> bool: ...
+    @property
+    def positives(self) -> int: ...
+    @property
+    def answered(self) -> int: ...
+    @property
+    def max_positives(self) -> int: ...

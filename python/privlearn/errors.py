@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["PrivlearnError", "InvalidParameterError", "EntropyError", "InternalError"]
+__all__ = [
+    "PrivlearnError",
+    "InvalidParameterError",
+    "HaltedError",
+    "EntropyError",
+    "InternalError",
+]
 
 
 class PrivlearnError(Exception):
@@ -33,6 +39,14 @@ class InvalidParameterError(PrivlearnError, ValueError):
 
     def __reduce__(self):  # keep ``parameter`` through pickling (joblib workers)
         return (type(self), (self.args[0] if self.args else "", self.parameter))
+
+
+class HaltedError(PrivlearnError):
+    """A stateful mechanism was used after it stopped answering.
+
+    For example a :class:`~privlearn.mechanisms.SparseVector` that has given its
+    ``max_positives`` positive answers: answering more would exceed its privacy budget.
+    """
 
 
 class EntropyError(PrivlearnError):

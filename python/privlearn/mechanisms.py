@@ -1,10 +1,23 @@
 """Differentially private mechanisms.
 
-All mechanisms take ``rng`` as described in :mod:`privlearn.random` and default to
-floating-point-safe numerics (DESIGN principle 3); the plain floating-point path is an explicit
-opt-in, ``numerics="fast"``.
+All mechanisms take ``rng`` as described in :mod:`privlearn.random` (their guarantees hold only
+for ``rng=None`` or an unseeded :class:`~privlearn.random.Generator`: a known seed lets anyone
+regenerate the noise) and default to floating-point-safe numerics (DESIGN principle 3); the
+plain floating-point path is an explicit opt-in, ``numerics="fast"``.
 
 Neighbouring datasets differ by replacing one record (the dataset size is public).
+
+How the exact numerics work
+---------------------------
+Naive floating-point noise leaks the input through the pattern of reachable outputs (Mironov,
+CCS 2012). The exact mechanisms round the input to a power-of-two grid ``2^k Z`` (a
+deterministic function of the input: the rounded query's sensitivity grows by at most one grid
+step per coordinate, and the mechanism is calibrated for that widened sensitivity), add integer
+noise in grid units drawn *exactly* from the discrete Laplace or discrete Gaussian law
+(Canonne, Kamath and Steinke, NeurIPS 2020, from random bits with rational arithmetic), and
+return the exact noisy value rounded once to the nearest double, a post-processing of the exact
+output. The grid is at most ``2^-20`` times the sensitivity (and the noise scale), so the
+widening costs at most about one part in a million of accuracy.
 """
 
 from __future__ import annotations
@@ -19,7 +32,22 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .random import RngLike
 
-__all__ = ["exponential", "log_sum_exp"]
+__all__ = [
+    "exponential",
+    "log_sum_exp",
+    "laplace",
+    "gaussian",
+    "gaussian_sigma",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "randomized_response",
+    "randomized_response_k",
+    "l2_laplace_noise",
+    "report_noisy_max",
+    "permute_and_flip",
+    "stable_argmax",
+    "SparseVector",
+]
 
 
 def exponential(
@@ -125,3 +153,443 @@ def log_sum_exp(x: "ArrayLike") -> float:
     return _core.log_sum_exp(x)
 
 
+
+
+def laplace(
+    value: "ArrayLike",
+    sensitivity: float,
+    epsilon: float,
+    *,
+    rng: "RngLike" = None,
+    numerics: str = "exact",
+) -> Union[float, "np.ndarray"]:
+    r"""The Laplace mechanism: ``value`` plus Laplace noise of scale ``sensitivity / epsilon``.
+
+    **Privacy guarantee.** If ``value`` (a scalar or an array) changes by at most
+    ``sensitivity`` in L1 norm when one record is replaced, the result is ``epsilon``-DP (pure,
+    replace-one). Dwork, McSherry, Nissim and Smith (TCC 2006); Dwork and Roth, *The algorithmic
+    foundations of differential privacy*, Theorem 3.6.
+
+    **Numerics.** ``"exact"`` (default): the value is rounded to a grid ``2^k Z`` with
+    ``2^k <= min(Δ, Δ/ε) 2^-20 / d`` (d the number of coordinates), whose L1 sensitivity in grid
+    units is at most ``Δ_u = floor(Δ/2^k) + d``; discrete Laplace noise of scale ``Δ_u / ε``
+    (rounded up to a multiple of ``2^-30`` steps) is sampled exactly, so the result is exactly
+    ``epsilon``-DP; the noise is larger than ``Δ/ε`` by a relative ``2^-20`` at most. Supported
+    for ``sensitivity`` in ``[1e-250, 1e250]`` and ``epsilon`` down to about ``1e-18 d``.
+    ``"fast"``: ``value + (Δ/ε) L`` with ``L`` drawn by floating-point inversion: not
+    floating-point safe.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The query's true value(s). Finite.
+    sensitivity : float
+        L1 sensitivity of ``value`` under replacing one record; finite and > 0.
+    epsilon : float
+        Privacy parameter; finite and > 0.
+    rng : None, int or Generator, optional
+        Randomness; see :mod:`privlearn.random`.
+    numerics : {"exact", "fast"}, default "exact"
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value, with the shape of ``value``.
+
+    Raises
+    ------
+    InvalidParameterError
+        On a non-finite value, or ``sensitivity``/``epsilon`` not finite and > 0 (or outside the
+        exact sampler's range). Nothing is drawn.
+
+    Examples
+    --------
+    >>> from privlearn.mechanisms import laplace
+    >>> noisy_count = laplace(42, sensitivity=1, epsilon=1.0, rng=0)  # seeded: not private
+    >>> abs(noisy_count - 42) < 30
+    True
+    """
+    return _core.laplace(value, sensitivity, epsilon, rng, numerics)
+
+
+def gaussian(
+    value: "ArrayLike",
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    *,
+    rng: "RngLike" = None,
+    numerics: str = "exact",
+    calibration: str = "analytic",
+) -> Union[float, "np.ndarray"]:
+    r"""The Gaussian mechanism: ``value`` plus Gaussian noise calibrated to ``(epsilon, delta)``.
+
+    **Privacy guarantee.** If ``value`` changes by at most ``sensitivity`` in L2 norm when one
+    record is replaced, the result is ``(epsilon, delta)``-DP (replace-one).
+
+    **Calibration.** ``"analytic"`` (default): the smallest noise meeting ``(epsilon, delta)``
+    (Balle and Wang, "Improving the Gaussian mechanism for differential privacy", ICML 2018,
+    Theorem 8), valid for every ``epsilon > 0``. ``"classic"``:
+    ``σ = Δ sqrt(2 ln(1.25/δ)) / ε`` (Dwork and Roth, Theorem A.1), for ``epsilon < 1`` only.
+
+    **Numerics.** ``"exact"`` (default): discrete Gaussian noise (Canonne, Kamath and Steinke,
+    NeurIPS 2020), sampled exactly on a grid ``2^k Z`` (``2^k`` at most ``min(Δ, σ) 2^-20 /
+    sqrt(d)``) and calibrated for the rounded query's sensitivity. For a scalar the discrete
+    Gaussian's own privacy profile (CKS20 Theorem 7, the discrete form of Balle–Wang's) is bounded
+    rigorously and the analytic calibration gives essentially the continuous ``σ``; for an array
+    the calibration goes through zero-concentrated DP (CKS20 Theorem 4 and Bun–Steinke's
+    conversion), which costs some extra noise. ``"fast"``: continuous Gaussian noise by the
+    polar method with the continuous calibration, not floating-point safe. Use
+    :func:`gaussian_sigma` to see the noise standard deviation.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The true value(s). Finite.
+    sensitivity : float
+        L2 sensitivity; finite and > 0.
+    epsilon : float
+        Finite and > 0 (< 1 for ``calibration="classic"``).
+    delta : float
+        In ``(0, 1)``.
+    rng : None, int or Generator, optional
+    numerics : {"exact", "fast"}, default "exact"
+    calibration : {"analytic", "classic"}, default "analytic"
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value, with the shape of ``value``.
+    """
+    return _core.gaussian(value, sensitivity, epsilon, delta, rng, numerics, calibration)
+
+
+def gaussian_sigma(
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    *,
+    dim: int = 1,
+    numerics: str = "exact",
+    calibration: str = "analytic",
+) -> float:
+    """The standard deviation of the noise :func:`gaussian` adds for these parameters.
+
+    ``dim`` is the number of coordinates of the value (the exact path calibrates scalars and
+    arrays differently; see :func:`gaussian`). For ``numerics="exact"`` this is the discrete
+    Gaussian's parameter ``σ`` (its variance is within a relative ``1e-10`` of ``σ²`` on the grids
+    used).
+    """
+    return _core.gaussian_sigma(sensitivity, epsilon, delta, dim, numerics, calibration)
+
+
+def discrete_laplace(value: "ArrayLike", scale: float, *, rng: "RngLike" = None) -> Union[int, "np.ndarray"]:
+    r"""Integer ``value`` plus exact discrete Laplace noise: ``P(Z = z) ∝ exp(-|z| / scale)``.
+
+    Sampled exactly (Canonne, Kamath and Steinke, NeurIPS 2020, Algorithm 2) from random bits,
+    with ``scale`` read exactly from its double. **Privacy guarantee:** for an integer-valued
+    query of L1 sensitivity ``Δ`` (an integer), ``scale = Δ / epsilon`` gives ``epsilon``-DP
+    (pure, replace-one) (Ghosh, Roughgarden and Sundararajan, STOC 2009: the geometric
+    mechanism).
+
+    Parameters
+    ----------
+    value : int or array_like of int
+        Integers (int or bool dtype).
+    scale : float
+        In ``[2^-100, 2^100)``.
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+    """
+    return _core.discrete_laplace(value, scale, rng)
+
+
+def discrete_gaussian(value: "ArrayLike", sigma: float, *, rng: "RngLike" = None) -> Union[int, "np.ndarray"]:
+    r"""Integer ``value`` plus exact discrete Gaussian noise: ``P(Z = z) ∝ exp(-z² / (2σ²))``.
+
+    Sampled exactly (Canonne, Kamath and Steinke, NeurIPS 2020, Algorithm 3). **Privacy
+    guarantee:** for an integer-valued query of L2 sensitivity ``Δ``, the result is
+    ``Δ²/(2σ²)``-zCDP (CKS20, Theorem 4), hence ``(ε, δ)``-DP by the usual conversions;
+    :func:`gaussian` does this calibration for you.
+
+    Parameters
+    ----------
+    value : int or array_like of int
+    sigma : float
+        In ``[2^-50, 2^50]``.
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+    """
+    return _core.discrete_gaussian(value, sigma, rng)
+
+
+def randomized_response(bits: "ArrayLike", epsilon: float, *, rng: "RngLike" = None) -> Union[bool, "np.ndarray"]:
+    r"""Binary randomized response: each bit kept with probability ``e^ε / (1 + e^ε)``.
+
+    **Privacy guarantee:** each output bit is an ``epsilon``-DP release of its input bit (Warner
+    1965; Dwork and Roth, Section 3.2), so a dataset whose records each contribute one bit is
+    ``epsilon``-DP under replace-one. Sampled exactly: ``e^{-ε}`` is an exact Bernoulli draw and
+    a rejection loop gives the flip probability ``1 / (1 + e^ε)`` exactly (``epsilon`` above
+    ``2^40`` is treated as ``2^40``).
+
+    Parameters
+    ----------
+    bits : bool or array_like of bool (or 0/1 integers)
+    epsilon : float
+        Finite and > 0.
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+    """
+    return _core.randomized_response(bits, epsilon, rng)
+
+
+def randomized_response_k(
+    values: "ArrayLike", k: int, epsilon: float, *, rng: "RngLike" = None
+) -> Union[int, "np.ndarray"]:
+    r"""k-ary randomized response: the true value with probability ``e^ε / (e^ε + k - 1)``, else
+    one of the other ``k - 1`` values uniformly at random.
+
+    **Privacy guarantee:** ``epsilon``-DP per value (Kairouz, Bonawitz and Ramage, ICML 2016:
+    "k-RR"), sampled exactly as :func:`randomized_response`.
+
+    Parameters
+    ----------
+    values : int or array_like of int
+        Each in ``0..k-1``.
+    k : int
+        At least 2.
+    epsilon : float
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+    """
+    return _core.randomized_response_k(values, k, epsilon, rng)
+
+
+def l2_laplace_noise(
+    dim: int, scale: float, *, size: Optional[int] = None, rng: "RngLike" = None
+) -> "np.ndarray":
+    r"""Vector noise with density proportional to ``exp(-||k||_2 / scale)`` in ``R^dim``.
+
+    The radius is Gamma(shape ``dim``, scale ``scale``) and the direction uniform on the sphere.
+    Output perturbation (seed paper 001, Wu et al. SIGMOD 2017, Algorithms 1 and 2; Chaudhuri,
+    Monteleoni and Sarwate, JMLR 2011) adds it with ``scale = 2Δ₂/ε`` for an ``ε``-DP release of
+    a vector of L2 sensitivity ``Δ₂``. Sampled in floating point (continuous vector noise; not
+    floating-point safe). Parallel over blocks of vectors, reproducible for a seed.
+
+    Parameters
+    ----------
+    dim : int
+        At least 1.
+    scale : float
+        Finite and > 0.
+    size : int, optional
+        Number of vectors; ``None`` returns one vector of shape ``(dim,)``, an integer an array
+        of shape ``(size, dim)``.
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _core.l2_laplace_noise(dim, scale, size, rng)
+
+
+def report_noisy_max(
+    scores: "ArrayLike",
+    epsilon: float,
+    sensitivity: float = 1.0,
+    *,
+    noise: str = "gumbel",
+    rng: "RngLike" = None,
+) -> int:
+    r"""Report-noisy-max: the index of the largest score after adding noise of scale
+    ``2 sensitivity / epsilon``.
+
+    **Privacy guarantee:** ``epsilon``-DP (pure, replace-one) for scores of sensitivity
+    ``sensitivity`` with each noise law; they differ beyond pure DP:
+
+    * ``"gumbel"`` (default): identical in law to the exponential mechanism
+      (:func:`exponential`), sampled exactly by it; ``epsilon``-bounded-range, hence
+      ``epsilon²/8``-zCDP (Cesar and Rogers, ALT 2021).
+    * ``"exponential"``: identical in law to permute-and-flip (Ding, Kifer, Steinke et al. 2021),
+      sampled exactly by :func:`permute_and_flip`; its zCDP is ``epsilon²/2``, **not**
+      ``epsilon²/8``: it is not bounded-range (OpenDP issue #2911 mis-stated this).
+    * ``"laplace"``: Laplace noise (Dwork and Roth, Claim 3.9, with the factor 2 needed for
+      scores that are not monotone), sampled in floating point: not floating-point safe.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Finite, or ``-inf`` for excluded candidates.
+    epsilon : float
+    sensitivity : float, default 1.0
+    noise : {"gumbel", "exponential", "laplace"}
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int
+    """
+    return _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng)
+
+
+def permute_and_flip(
+    scores: "ArrayLike", epsilon: float, sensitivity: float = 1.0, *, rng: "RngLike" = None
+) -> int:
+    r"""Permute-and-flip (McKenna and Sheldon, NeurIPS 2020): visit the candidates in a random
+    order and stop at the first accepted, candidate ``i`` being accepted with probability
+    ``exp(epsilon (s_i - max s) / (2 sensitivity))``.
+
+    **Privacy guarantee:** ``epsilon``-DP (pure, replace-one); never less accurate in expectation
+    than the exponential mechanism, and sometimes twice as accurate. Equal in law to
+    report-noisy-max with exponential noise; its zCDP is ``epsilon²/2`` (not the exponential
+    mechanism's ``epsilon²/8``). Sampled exactly: scores go through the same grid and rate
+    rounding as :func:`exponential` and each acceptance is an exact Bernoulli draw.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+    epsilon : float
+    sensitivity : float, default 1.0
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int
+    """
+    return _core.permute_and_flip(scores, epsilon, sensitivity, rng)
+
+
+def stable_argmax(
+    scores: "ArrayLike",
+    epsilon: float,
+    delta: float,
+    *,
+    sensitivity: float = 1.0,
+    rng: "RngLike" = None,
+) -> Optional[int]:
+    r"""Distance-based stable selection (Smith and Thakurta, COLT 2013; seed paper 002's
+    ``A_dist``): the index of the best score if its noisy gap to the runner-up clears a
+    threshold, else ``None``.
+
+    **Privacy guarantee:** ``(epsilon, delta)``-DP (replace-one) for scores of sensitivity
+    ``sensitivity``, for every ``epsilon``. The gap between the two best scores has sensitivity
+    ``2 sensitivity`` (the best can drop while the runner-up rises), so the noise is discrete
+    Laplace of scale ``2Δ/ε`` (in grid units; integer scores are used as they are) and the
+    threshold is ``2Δ + t`` with ``t`` the smallest integer whose discrete Laplace tail is at most
+    ``δ/2`` (the project's errata 002-1 and 002-2: the paper's ``1/ε`` parametrisation is not
+    private). If the best index differs between neighbours both gaps are at most ``2Δ`` and
+    either side releases with probability at most ``δ/2``; otherwise the decision is an
+    ``ε``-DP test.
+
+    **Utility:** returns the best index with probability at least ``1 - β`` when the gap is at
+    least ``2Δ + (2Δ/ε) ln(1/(2βδ))`` (plus a grid step or two).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,), n >= 2
+        Finite scores (ties: the first best index).
+    epsilon : float
+    delta : float
+        In ``(0, 1)``.
+    sensitivity : float, default 1.0
+    rng : None, int or Generator, optional
+
+    Returns
+    -------
+    int or None
+    """
+    return _core.stable_argmax(scores, epsilon, delta, sensitivity, rng)
+
+
+class SparseVector:
+    r"""The sparse vector technique: answers a stream of (adaptively chosen) queries with "above"
+    or "below" a threshold, stopping after ``max_positives`` "above" answers.
+
+    It runs AboveThreshold ``c = max_positives`` times, each with budget ``epsilon / c`` and fresh
+    threshold noise ``Lap(2Δc/ε)`` (redrawn after every positive answer), adding ``Lap(4Δc/ε)``
+    to each query and answering "above" iff ``q + ν >= T + ρ`` (Dwork and Roth, Algorithms 1 and
+    2, Theorems 3.23 and 3.25).
+
+    **Privacy guarantee:** the whole interaction is ``epsilon``-DP (pure, replace-one) for
+    queries of sensitivity ``sensitivity``, however many "below" answers it gives. Lyu, Su and Li
+    (VLDB 2017) show that several published variants are not private; this is the analysed one.
+    The noise is exact discrete Laplace on a grid ``2^k Z`` (``2^k ≈ Δ 2^-20``) with the
+    sensitivity widened by one grid step, and the comparison is exact.
+
+    Parameters
+    ----------
+    threshold : float
+        The public threshold ``T``.
+    epsilon : float
+        Budget of the whole interaction.
+    sensitivity : float, default 1.0
+    max_positives : int, default 1
+        Number of "above" answers before it halts.
+    rng : None, int or Generator, optional
+
+    Raises
+    ------
+    HaltedError
+        On a query after ``max_positives`` positive answers.
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(
+        self,
+        threshold: float,
+        epsilon: float,
+        sensitivity: float = 1.0,
+        *,
+        max_positives: int = 1,
+        rng: "RngLike" = None,
+    ) -> None:
+        self._inner = _core.SparseVector(threshold, epsilon, sensitivity, max_positives, rng)
+
+    def query(self, value: float) -> bool:
+        """Answers one query: ``True`` if its noisy value is above the noisy threshold."""
+        return self._inner.query(value)
+
+    def query_many(self, values: "ArrayLike") -> "np.ndarray":
+        """Answers queries in order until the instance halts; returns the answers given (shorter
+        than ``values`` if it halted)."""
+        return self._inner.query_many(values)
+
+    @property
+    def halted(self) -> bool:
+        """Whether ``max_positives`` positive answers were given (no more queries)."""
+        return bool(self._inner.halted)
+
+    @property
+    def positives(self) -> int:
+        """Number of positive answers so far."""
+        return int(self._inner.positives)
+
+    @property
+    def answered(self) -> int:
+        """Number of queries answered so far."""
+        return int(self._inner.answered)
+
+    @property
+    def max_positives(self) -> int:
+        """Positive answers after which the instance halts."""
+        return int(self._inner.max_positives)
+
+    def __repr__(self) -> str:
+        return (
+            f"SparseVector(answered={self.answered}, positives={self.positives}, "
+            f"max_positives={self.max_positives}, halted={self.halted})"
+        )

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 pyo3::import_exception!(privlearn.errors, InvalidParameterError);
 pyo3::import_exception!(privlearn.errors, EntropyError);
 pyo3::import_exception!(privlearn.errors, InternalError);
+pyo3::import_exception!(privlearn.errors, HaltedError);
 
 /// Maps a core error to its Python exception.
 pub fn to_py(err: CoreError) -> PyErr {
@@ -20,6 +21,7 @@ pub fn to_py(err: CoreError) -> PyErr {
             InvalidParameterError::new_err((format!("{name}: {message}"), name.into_owned()))
         }
         CoreError::Entropy(message) => EntropyError::new_err(message),
+        CoreError::Halted(message) => HaltedError::new_err(message),
     }
 }
 

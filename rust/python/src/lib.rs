@@ -3,8 +3,10 @@
 //! Each binding validates and copies its inputs into owned buffers, releases the GIL, calls one
 //! core function, and maps errors in one place ([`errors`]). No algorithm lives here.
 
+mod convert;
 mod errors;
 mod expmech;
+mod mechanisms;
 mod rng;
 
 use pyo3::prelude::*;
@@ -13,6 +15,12 @@ use pyo3::prelude::*;
 mod _core {
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
+    #[pymodule_export]
+    use crate::mechanisms::{
+        SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
+        l2_laplace_noise, laplace, permute_and_flip, randomized_response, randomized_response_k,
+        report_noisy_max, stable_argmax,
+    };
     #[pymodule_export]
     use crate::rng::Generator;
 
