@@ -319,7 +319,7 @@ def discrete_gaussian(value: "ArrayLike", sigma: float, *, rng: "RngLike" = None
     ----------
     value : int or array_like of int
     sigma : float
-        In ``[2^-50, 2^50]``.
+        Finite and > 0, with ``sigma**2`` a ratio of 127-bit integers (roughly ``[1e-3, 1e18]``).
     rng : None, int or Generator, optional
 
     Returns

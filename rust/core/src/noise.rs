@@ -117,12 +117,50 @@ pub fn discrete_laplace(rng: &mut Rng, scale: Ratio) -> i128 {
     }
 }
 
-/// Exact discrete Gaussian noise: `P(Z = z) ∝ exp(-z² / (2σ²))` for `σ² = a / b`.
+/// The exact square `σ²` of a finite double `σ > 0` as `(a, b)` with `σ² = a / b`, or an error
+/// naming `name` when a part would not fit in 127 bits (roughly `σ` outside `[1e-3, 1e18]`,
+/// depending on its binary expansion).
+pub fn sigma2_from_f64(sigma: f64, name: &'static str) -> Result<(u128, u128)> {
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return Err(Error::invalid(
+            name,
+            format!("must be a finite number > 0, got {sigma}"),
+        ));
+    }
+    let (m, e) = decompose(sigma);
+    let tz = m.trailing_zeros() as i32;
+    let (m, e) = (u128::from(m >> tz), e + tz);
+    let m2 = m * m; // < 2^106
+    let bits = 128 - m2.leading_zeros() as i32;
+    let fits = if e >= 0 {
+        bits + 2 * e <= 126
+    } else {
+        -2 * e <= 126
+    };
+    if !fits {
+        return Err(Error::invalid(
+            name,
+            format!(
+                "is outside the exact sampler's range (its square must be a ratio of 127-bit integers), got {sigma:e}"
+            ),
+        ));
+    }
+    Ok(if e >= 0 {
+        (m2 << (2 * e), 1)
+    } else {
+        (m2, 1u128 << (-2 * e))
+    })
+}
+
+/// Exact discrete Gaussian noise: `P(Z = z) ∝ exp(-z² / (2σ²))` for `σ² = a / b` (`a, b > 0`).
 ///
 /// Canonne–Kamath–Steinke (2020), Algorithm 3: rejection from discrete Laplace with scale
 /// `t = floor(σ) + 1`, accepting `Y` with probability `exp(-(|Y| - σ²/t)² / (2σ²))`.
-pub fn discrete_gaussian(rng: &mut Rng, sigma2: Ratio) -> i128 {
-    let (a, b) = (sigma2.num, sigma2.den);
+pub fn discrete_gaussian(rng: &mut Rng, a: u128, b: u128) -> i128 {
+    assert!(
+        a > 0 && b > 0,
+        "discrete_gaussian needs a positive variance"
+    );
     let t = isqrt(a / b) + 1;
     let lap = Ratio::new(t, 1);
     loop {
@@ -344,7 +382,7 @@ mod tests {
             let mut counts = std::collections::HashMap::new();
             for _ in 0..n {
                 *counts
-                    .entry(discrete_gaussian(&mut rng, Ratio::new(a, b)))
+                    .entry(discrete_gaussian(&mut rng, a, b))
                     .or_insert(0usize) += 1;
             }
             for z in -2i128..=2 {

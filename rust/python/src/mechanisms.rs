@@ -134,18 +134,11 @@ pub fn discrete_gaussian(
     sigma: f64,
     rng: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let s = Ratio::from_f64(sigma, "sigma").map_err(to_py)?;
-    if s.num > (1u128 << 50) || s.den > (1u128 << 50) {
-        return Err(invalid(
-            "sigma",
-            format!("must lie in [2^-50, 2^50] for the exact sampler, got {sigma:e}"),
-        ));
-    }
-    let sigma2 = Ratio::new(s.num * s.num, s.den * s.den);
+    let (a, b) = noise::sigma2_from_f64(sigma, "sigma").map_err(to_py)?;
     let Values { data, shape } = values_i64(value, "value")?;
     let mut rng = RngArg::from_py(rng)?;
     let out = detach_guarded(py, move || {
-        rng.with(|r| add_integer_noise(&data, || noise::discrete_gaussian(r, sigma2)))
+        rng.with(|r| add_integer_noise(&data, || noise::discrete_gaussian(r, a, b)))
     })?;
     output(py, out, shape)
 }

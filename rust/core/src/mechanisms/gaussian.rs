@@ -25,7 +25,7 @@
 
 use crate::error::{Error, Result, check_epsilon, check_sensitivity};
 use crate::grid::{Grid, floor_log2};
-use crate::noise::{Ratio, discrete_gaussian, standard_normal_pair_f64};
+use crate::noise::{discrete_gaussian, standard_normal_pair_f64};
 use crate::rng::Rng;
 
 use super::{check_delta_open, check_finite};
@@ -256,12 +256,12 @@ impl Gaussian {
     /// `values` plus exactly sampled discrete Gaussian noise.
     pub fn apply(&self, values: &[f64], rng: &mut Rng) -> Result<Vec<f64>> {
         check_finite(values, "value")?;
-        let s2 = Ratio::new(self.sigma2_units, 1);
+        let s2 = self.sigma2_units;
         Ok(values
             .iter()
             .map(|&v| {
                 self.grid
-                    .add_units(self.grid.round(v), discrete_gaussian(rng, s2))
+                    .add_units(self.grid.round(v), discrete_gaussian(rng, s2, 1))
             })
             .collect())
     }
