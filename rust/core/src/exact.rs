@@ -54,17 +54,66 @@ pub fn bernoulli_exp_neg_dyadic(rng: &mut Rng, f: u128, t: u32) -> bool {
     }
 }
 
+/// Bernoulli(`e^{-1}`), exactly: Canonne–Kamath–Steinke Algorithm 1 with `γ = 1`, where trial
+/// `k` succeeds with probability `1/k` (drawn from the bit reservoir).
+#[inline]
+pub fn bernoulli_exp_minus_one(rng: &mut Rng) -> bool {
+    let mut k: u64 = 2;
+    loop {
+        let success = if k <= 1 << 32 {
+            rng.small_below(k) == 0
+        } else {
+            rng.below(k) == 0
+        };
+        if !success {
+            return k % 2 == 1;
+        }
+        k += 1;
+    }
+}
+
+/// Bernoulli(`e^{-num / den}`) for `0 <= num < den` in 64 bits.
+#[inline]
+fn bernoulli_exp_neg_frac_u64(rng: &mut Rng, num: u64, den: u64) -> bool {
+    if num == 0 {
+        return true;
+    }
+    let mut k: u64 = 1;
+    loop {
+        let one_in_k = k == 1
+            || if k <= 1 << 32 {
+                rng.small_below(k) == 0
+            } else {
+                rng.below(k) == 0
+            };
+        if !(one_in_k && rng.below(den) < num) {
+            return k % 2 == 1;
+        }
+        k += 1;
+    }
+}
+
 /// Bernoulli(`e^{-num / den}`), exactly, for any rational `num / den >= 0` (`den > 0`).
 ///
 /// The integer part `q` of `num / den` is realised as `q` independent Bernoulli(`e^{-1}`) draws
 /// that must all succeed (stopping at the first failure), the fractional part by the
 /// Canonne–Kamath–Steinke algorithm with `Bernoulli(g / k) = Bernoulli(1 / k) AND
-/// Bernoulli(g)`, each part exact.
+/// Bernoulli(g)`, each part exact. 64-bit arithmetic when the parts fit.
 pub fn bernoulli_exp_neg(rng: &mut Rng, num: u128, den: u128) -> bool {
     debug_assert!(den > 0);
+    if let (Ok(n), Ok(d)) = (u64::try_from(num), u64::try_from(den)) {
+        let mut q = n / d;
+        while q > 0 {
+            if !bernoulli_exp_minus_one(rng) {
+                return false;
+            }
+            q -= 1;
+        }
+        return bernoulli_exp_neg_frac_u64(rng, n % d, d);
+    }
     let mut q = num / den;
     while q > 0 {
-        if !bernoulli_exp_neg_unit(rng, 1, 1) {
+        if !bernoulli_exp_minus_one(rng) {
             return false;
         }
         q -= 1;
@@ -72,7 +121,7 @@ pub fn bernoulli_exp_neg(rng: &mut Rng, num: u128, den: u128) -> bool {
     bernoulli_exp_neg_unit(rng, num % den, den)
 }
 
-/// Bernoulli(`e^{-num / den}`) for `0 <= num <= den`.
+/// Bernoulli(`e^{-num / den}`) for `0 <= num <= den` (128-bit).
 fn bernoulli_exp_neg_unit(rng: &mut Rng, num: u128, den: u128) -> bool {
     if num == 0 {
         return true;
@@ -92,7 +141,7 @@ pub fn bernoulli_exp_neg_big(rng: &mut Rng, num: &BigUint, den: &BigUint) -> boo
     let zero = BigUint::from(0u32);
     let mut q = num / den;
     while q > zero {
-        if !bernoulli_exp_neg_unit(rng, 1, 1) {
+        if !bernoulli_exp_minus_one(rng) {
             return false;
         }
         q -= 1u32;

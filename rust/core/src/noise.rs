@@ -16,7 +16,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::exact::{bernoulli_exp_neg, bernoulli_exp_neg_big};
+use crate::exact::{bernoulli_exp_minus_one, bernoulli_exp_neg, bernoulli_exp_neg_big};
 use crate::grid::decompose;
 use crate::rng::Rng;
 
@@ -97,18 +97,32 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 /// random sign with `-0` rejected gives the two-sided law.
 pub fn discrete_laplace(rng: &mut Rng, scale: Ratio) -> i128 {
     let (t, s) = (scale.num, scale.den);
+    let t64 = u64::try_from(t).ok();
+    let shift = s.is_power_of_two().then(|| s.trailing_zeros());
     loop {
-        let u = rng.below_u128(t);
-        if !bernoulli_exp_neg(rng, u, t) {
+        let (u, accept) = match t64 {
+            Some(t64) => {
+                let u = rng.below(t64);
+                (u128::from(u), bernoulli_exp_neg(rng, u128::from(u), t))
+            }
+            None => {
+                let u = rng.below_u128(t);
+                (u, bernoulli_exp_neg(rng, u, t))
+            }
+        };
+        if !accept {
             continue;
         }
         let mut v: u128 = 0;
-        while bernoulli_exp_neg(rng, 1, 1) {
+        while bernoulli_exp_minus_one(rng) {
             v += 1;
         }
         let x = u.saturating_add(t.saturating_mul(v));
-        let y = x / s;
-        let negative = rng.bits(1) == 1;
+        let y = match shift {
+            Some(sh) => x >> sh,
+            None => x / s,
+        };
+        let negative = rng.bit();
         if negative && y == 0 {
             continue;
         }

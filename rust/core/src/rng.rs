@@ -25,6 +25,10 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
     inner: ChaCha20Rng,
+    /// Unused low-order bits of the last word drawn by [`Rng::bit`] / [`Rng::small_below`].
+    reservoir: u64,
+    /// How many bits of `reservoir` are unused.
+    reservoir_bits: u32,
 }
 
 /// Serialisable position of an [`Rng`]: key, stream and word position.
@@ -36,6 +40,10 @@ pub struct RngState {
     pub stream: u64,
     /// Position in the stream, in 32-bit words.
     pub word_pos: u128,
+    /// Unused bits kept by [`Rng::bit`] and [`Rng::small_below`].
+    pub reservoir: u64,
+    /// Number of unused bits in `reservoir`.
+    pub reservoir_bits: u32,
 }
 
 impl Rng {
@@ -58,6 +66,8 @@ impl Rng {
     pub fn from_key(key: [u8; 32]) -> Self {
         Self {
             inner: ChaCha20Rng::from_seed(key),
+            reservoir: 0,
+            reservoir_bits: 0,
         }
     }
 
@@ -67,6 +77,8 @@ impl Rng {
             key: self.inner.get_seed(),
             stream: self.inner.get_stream(),
             word_pos: self.inner.get_word_pos(),
+            reservoir: self.reservoir,
+            reservoir_bits: self.reservoir_bits,
         }
     }
 
@@ -75,7 +87,11 @@ impl Rng {
         let mut inner = ChaCha20Rng::from_seed(state.key);
         inner.set_stream(state.stream);
         inner.set_word_pos(state.word_pos);
-        Self { inner }
+        Self {
+            inner,
+            reservoir: state.reservoir,
+            reservoir_bits: state.reservoir_bits.min(64),
+        }
     }
 
     /// An independent child generator keyed with 32 bytes of this generator's output.
@@ -112,6 +128,44 @@ impl Rng {
             0 => 0,
             1..=64 => u128::from(self.bits(bits)),
             _ => (u128::from(self.bits(bits - 64)) << 64) | u128::from(self.next_u64()),
+        }
+    }
+
+    /// `w <= 32` uniformly random bits, taken from a reservoir refilled one 64-bit word at a time
+    /// (the cheap source for the many small draws of the exact samplers).
+    #[inline]
+    pub fn small_bits(&mut self, w: u32) -> u64 {
+        debug_assert!(w <= 32);
+        if self.reservoir_bits < w {
+            self.reservoir = self.next_u64();
+            self.reservoir_bits = 64;
+        }
+        let v = self.reservoir & ((1u64 << w) - 1);
+        self.reservoir >>= w;
+        self.reservoir_bits -= w;
+        v
+    }
+
+    /// One uniformly random bit (from the reservoir).
+    #[inline]
+    pub fn bit(&mut self) -> bool {
+        self.small_bits(1) == 1
+    }
+
+    /// An exactly uniform integer in `[0, n)` for `0 < n <= 2^32`, from the reservoir (rejection
+    /// sampling on the fewest bits that cover `n`).
+    #[inline]
+    pub fn small_below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0 && n <= 1 << 32);
+        if n == 1 {
+            return 0;
+        }
+        let w = 64 - (n - 1).leading_zeros();
+        loop {
+            let v = self.small_bits(w);
+            if v < n {
+                return v;
+            }
         }
     }
 
@@ -216,6 +270,27 @@ mod tests {
             assert!(r.below_u128(n) < n);
             assert!(r.below_u128(3) < 3);
         }
+    }
+
+    #[test]
+    fn reservoir_draws_are_uniform_and_survive_serialisation() {
+        let mut r = Rng::from_seed(8);
+        let mut counts = [0usize; 5];
+        for _ in 0..50_000 {
+            counts[r.small_below(5) as usize] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
+            "{counts:?}"
+        );
+        let ones = (0..10_000).filter(|_| r.bit()).count();
+        assert!((4_700..5_300).contains(&ones));
+        r.small_bits(7);
+        let saved = r.state();
+        let a: Vec<u64> = (0..20).map(|_| r.small_bits(5)).collect();
+        let mut s = Rng::from_state(&saved);
+        let b: Vec<u64> = (0..20).map(|_| s.small_bits(5)).collect();
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -144,6 +144,8 @@ impl Generator {
             PyBytes::new(py, &state.key),
             state.stream,
             state.word_pos,
+            state.reservoir,
+            state.reservoir_bits,
             this.seeded,
         );
         PyTuple::new(py, [ctor, args.into_pyobject(py)?.into_any()])
@@ -151,7 +153,14 @@ impl Generator {
 
     /// Rebuilds a generator from ``__reduce__``'s state (used by pickle).
     #[staticmethod]
-    fn _from_state(key: &[u8], stream: u64, word_pos: u128, seeded: bool) -> PyResult<Self> {
+    fn _from_state(
+        key: &[u8],
+        stream: u64,
+        word_pos: u128,
+        reservoir: u64,
+        reservoir_bits: u32,
+        seeded: bool,
+    ) -> PyResult<Self> {
         let key: [u8; 32] = key
             .try_into()
             .map_err(|_| invalid("key", "a generator key must be 32 bytes"))?;
@@ -159,6 +168,8 @@ impl Generator {
             key,
             stream,
             word_pos,
+            reservoir,
+            reservoir_bits,
         });
         Ok(Generator {
             inner: Mutex::new(rng),
