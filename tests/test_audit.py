@@ -124,7 +124,7 @@ def test_audits_are_tight_for_correct_mechanisms():
     p_b = math.exp(0.5) / (math.exp(0.5) + 3 * math.exp(1.0))
     loss = math.log(p_b / p_a)
     res = audit(_em(RNM_A, 1.0, "exact"), _em(RNM_B, 1.0, "exact"), 1.0, n=N, alpha=1e-3, rng=4)
-    assert loss - 0.03 <= res.bound <= loss, (res, loss)
+    assert loss - 0.05 <= res.bound <= loss, (res, loss)
     assert res.event is not None and res.event.description == "x == 0" and res.event.numerator == "b"
 
 

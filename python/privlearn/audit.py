@@ -92,7 +92,7 @@ class Event:
     n_a, n_b : int
         How many samples were used for the bound on each side (without the selection split).
     bound : float
-        The lower confidence bound on epsilon that this event gives (may be negative).
+        The lower confidence bound on epsilon that this event gives (> 0).
     """
 
     description: str
@@ -389,8 +389,8 @@ def _rows_to_keys(arrays: List[np.ndarray]) -> Optional[Tuple[List[np.ndarray], 
         return [np.zeros(len(x), dtype=np.int64) for x in arrays], np.zeros(d, dtype=np.int64), 1
     mins = np.min([x.min(axis=0) for x in nonempty], axis=0).astype(np.int64)
     maxs = np.max([x.max(axis=0) for x in nonempty], axis=0).astype(np.int64)
-    base = int((maxs - mins).max()) + 1
-    if d * math.log2(max(base, 2)) > 62:
+    base = max(int(hi) - int(lo) for lo, hi in zip(mins, maxs)) + 1  # Python ints: no overflow
+    if base ** d >= 2**62:
         return None
     keys = []
     for x in arrays:
