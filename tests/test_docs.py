@@ -14,6 +14,7 @@ MODULES = [
     "privlearn.errors",
     "privlearn.random",
     "privlearn.mechanisms",
+    "privlearn.audit",
     "privlearn.datasets",
     "privlearn.experiments",
 ]

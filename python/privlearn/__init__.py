@@ -7,6 +7,9 @@ Modules
 -------
 privlearn.mechanisms
     Private mechanisms (the exponential mechanism, ...).
+privlearn.audit
+    Empirical privacy audits (an epsilon lower bound from samples on neighbouring inputs) and
+    the distribution tests of the test suite.
 privlearn.random
     The ``rng`` argument every random function takes; :class:`~privlearn.random.Generator`.
 privlearn.datasets
