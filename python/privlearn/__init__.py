@@ -7,6 +7,9 @@ Modules
 -------
 privlearn.mechanisms
     Private mechanisms (the exponential mechanism, ...).
+privlearn.accounting
+    Privacy budgets, the :class:`~privlearn.accounting.Accountant` every learner spends from,
+    composition, amplification by subsampling and group privacy.
 privlearn.random
     The ``rng`` argument every random function takes; :class:`~privlearn.random.Generator`.
 privlearn.datasets
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from . import _core
 from .errors import EntropyError, InternalError, InvalidParameterError, PrivlearnError
+from .errors import BudgetExceededError
 
 __version__: str = _core.__version__
 
@@ -29,5 +33,6 @@ __all__ = [
     "InvalidParameterError",
     "EntropyError",
     "InternalError",
+    "BudgetExceededError",
     "__version__",
 ]
