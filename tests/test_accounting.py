@@ -315,6 +315,25 @@ def test_compose_optimal_matches_mpmath(eps):
                 assert_up(got.delta, total, rel=1e-15, what="total delta")
 
 
+def test_oracle_comparison_has_power():
+    """The comparison used above rejects an epsilon under-reported by a relative 1e-12, one
+    over-reported by 1e-9, and a total delta that forgets the (1 - delta)^k factor's cross
+    terms (reporting 1 - (1 - delta)^k alone)."""
+    eps, k, s = 0.1, 100, 1e-6
+    truth = kov_oracle(eps, k, s)
+    good = compose_optimal(Budget(eps, 1e-4), k, s)
+    assert_up(good.epsilon, truth)
+    with pytest.raises(AssertionError):
+        assert_up(good.epsilon * (1 - 1e-12), truth)
+    with pytest.raises(AssertionError):
+        assert_up(good.epsilon * (1 + 1e-9), truth)
+    with mp.workdps(DPS):
+        total = 1 - (1 - mp.mpf(1e-4)) ** k * (1 - mp.mpf(s))
+    assert_up(good.delta, total, rel=1e-15)
+    with pytest.raises(AssertionError):
+        assert_up(1 - (1 - 1e-4) ** k, total, rel=1e-15)
+
+
 @pytest.mark.parametrize("eps, k, s", [(0.01, 20000, 1e-6), (0.002, 30001, 1e-10), (0.2, 5000, 1e-3)])
 def test_compose_optimal_matches_mpmath_large_k(eps, k, s):
     """Large k: the oracle still sums the theorem's terms with mpmath binomials, starting where

@@ -386,8 +386,8 @@ class LedgerEntry:
     timestamp : float
         When it was charged, in seconds since the epoch (:func:`time.time`).
     kind : str
-        ``"spend"`` for :meth:`Accountant.spend` and committed
-        :meth:`Accountant.transaction`\\ s, ``"child"`` for a sub-budget handed out by
+        ``"spend"`` for :meth:`Accountant.spend` and for committed transactions
+        (:meth:`Accountant.transaction`), ``"child"`` for a sub-budget handed out by
         :meth:`Accountant.child`.
     """
 
@@ -841,8 +841,8 @@ def compose_advanced(budget: Budget, k: int, delta_slack: float) -> Budget:
         \varepsilon' = \sqrt{2k \ln(1/\delta_{\mathrm{slack}})}\,\varepsilon
                        + k\varepsilon(e^{\varepsilon} - 1).
 
-    Dwork, Rothblum and Vadhan, "Boosting and Differential Privacy" (FOCS 2010), Theorem III.3;
-    in the form of Dwork and Roth (2014), Theorem 3.20. Holds for any neighbouring relation
+    Dwork, Rothblum and Vadhan, "Boosting and Differential Privacy" (FOCS 2010), advanced
+    composition theorem, in the form of Dwork and Roth (2014), Theorem 3.20. Holds for any neighbouring relation
     shared by the mechanisms. :func:`compose_optimal` is never worse (at the same
     ``delta_slack`` both its epsilon and its delta are at most these), and basic composition
     (``k * budget``) is better when epsilon is large or ``k`` small: take the better one.
