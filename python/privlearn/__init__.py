@@ -10,6 +10,9 @@ privlearn.mechanisms
 privlearn.audit
     Empirical privacy audits (an epsilon lower bound from samples on neighbouring inputs) and
     the distribution tests of the test suite.
+privlearn.accounting
+    Privacy budgets, the :class:`~privlearn.accounting.Accountant` every learner spends from,
+    composition, amplification by subsampling and group privacy.
 privlearn.random
     The ``rng`` argument every random function takes; :class:`~privlearn.random.Generator`.
 privlearn.datasets
@@ -23,7 +26,14 @@ privlearn.errors
 from __future__ import annotations
 
 from . import _core
-from .errors import EntropyError, HaltedError, InternalError, InvalidParameterError, PrivlearnError
+from .errors import (
+    BudgetExceededError,
+    EntropyError,
+    HaltedError,
+    InternalError,
+    InvalidParameterError,
+    PrivlearnError,
+)
 
 __version__: str = _core.__version__
 
@@ -33,5 +43,6 @@ __all__ = [
     "HaltedError",
     "EntropyError",
     "InternalError",
+    "BudgetExceededError",
     "__version__",
 ]

@@ -7,7 +7,7 @@ which is also a :class:`ValueError`, and name the offending parameter in the mes
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 __all__ = [
     "PrivlearnError",
@@ -15,6 +15,7 @@ __all__ = [
     "HaltedError",
     "EntropyError",
     "InternalError",
+    "BudgetExceededError",
 ]
 
 
@@ -60,3 +61,39 @@ class InternalError(PrivlearnError):
     from ``BaseException``); it is caught at the boundary and re-raised as this error. Please
     report it with the message.
     """
+
+
+class BudgetExceededError(PrivlearnError):
+    """A spend would take a :class:`privlearn.accounting.Accountant` past its total budget.
+
+    Raised before anything is charged or drawn: the accountant is left exactly as it was.
+
+    Parameters
+    ----------
+    message : str
+        What was requested, for what, and what remains.
+    requested : Budget, optional
+        The budget that did not fit.
+    remaining : Budget, optional
+        What the accountant had left at that moment (rounded down).
+    label : str, optional
+        The label of the refused spend.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        requested: Any = None,
+        remaining: Any = None,
+        label: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.requested = requested
+        self.remaining = remaining
+        self.label = label
+
+    def __reduce__(self):  # keep the attributes through pickling (joblib workers)
+        return (
+            type(self),
+            (self.args[0] if self.args else "", self.requested, self.remaining, self.label),
+        )
