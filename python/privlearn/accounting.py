@@ -22,7 +22,8 @@ stated for replace-one and say so.
 :mod:`decimal`, 50 or more significant digits) or exactly (:class:`fractions.Fraction`), and the
 returned epsilon and delta are rounded *up* to the next float, so a reported guarantee is never
 smaller than the true bound. :class:`Accountant` adds spends exactly (floats are exact dyadic
-rationals), so no rounding error can let spends exceed the total; :attr:`Accountant.remaining`
+rationals) and accepts them up to a relative ``2**-40`` above the total (the float rounding of
+decimal inputs such as ``0.1``), reporting the exact sum; :attr:`Accountant.remaining`
 is rounded *down* and ``budget / k`` splits a budget into ``k`` parts rounded down, so spending
 them always fits.
 
@@ -404,8 +405,12 @@ class Accountant:
     Theorem 3.16, which holds for adaptively chosen mechanisms). A spend fits when both the
     epsilon *and* the delta already spent and reserved, plus the new one, stay at or below the
     total's; so an accountant with a pure total (``delta = 0``) refuses every spend with
-    ``delta > 0``. Sums are exact (floats are exact binary fractions), so rounding can never
-    let the spends exceed the total: spend ``total / k`` to split a total into ``k`` parts.
+    ``delta > 0``. Sums are exact (floats are exact binary fractions) and :attr:`spent` reports
+    them exactly. Decimal fractions such as ``0.1`` are slightly larger as floats, so ten spends
+    of ``Budget(0.1)`` add up to a hair over ``1.0``: spends are therefore accepted when they
+    exceed the total by at most a relative ``2**-40`` (about ``1e-12``, far below any meaningful
+    privacy difference), and :attr:`spent` then shows the exact, slightly larger, sum. Spend
+    ``total / k`` to split a total into ``k`` parts that fit exactly.
 
     For tighter accounting of many homogeneous steps, compute their joint guarantee first (for
     example ``compose_optimal(step, k, delta_slack)``) and spend it once.
@@ -571,14 +576,18 @@ class Accountant:
 
     def _remaining_locked(self) -> Budget:
         return Budget._unchecked(
-            _float_down(_unfixed(self._total_eps - self._spent_eps - self._reserved_eps)),
-            _float_down(_unfixed(self._total_delta - self._spent_delta - self._reserved_delta)),
+            _float_down(_unfixed(max(0, self._total_eps - self._spent_eps - self._reserved_eps))),
+            _float_down(_unfixed(max(0, self._total_delta - self._spent_delta - self._reserved_delta))),
         )
 
     def _check_locked(self, budget: Budget, label: str) -> None:
         eps = self._spent_eps + self._reserved_eps + _fixed(budget.epsilon)
         dlt = self._spent_delta + self._reserved_delta + _fixed(budget.delta)
-        if eps <= self._total_eps and dlt <= self._total_delta:
+        # Relative slack of 2**-40 absorbs the float rounding of decimal inputs (see the class
+        # docstring); the ledger keeps the exact sums.
+        if eps <= self._total_eps + (self._total_eps >> 40) and dlt <= self._total_delta + (
+            self._total_delta >> 40
+        ):
             return
         remaining = self._remaining_locked()
         message = (
@@ -587,15 +596,11 @@ class Accountant:
         )
         over_eps = eps - self._total_eps
         over_delta = dlt - self._total_delta
-        tiny = (over_eps <= 0 or over_eps * 10**12 <= self._total_eps) and (
-            over_delta <= 0 or over_delta * 10**12 <= self._total_delta
+        tiny = (over_eps <= 0 or over_eps * 10**9 <= self._total_eps) and (
+            over_delta <= 0 or over_delta * 10**9 <= self._total_delta
         )
         if tiny:
-            message += (
-                " (over by a rounding error only: the spends are added exactly, and decimal "
-                "fractions such as 0.1 are slightly more than their value as floats; split a "
-                "budget with `budget / k`, or spend `accountant.remaining`)"
-            )
+            message += " (over by less than a relative 1e-9; split a budget with `budget / k`)"
         raise BudgetExceededError(message, requested=budget, remaining=remaining, label=label)
 
     def _commit_locked(self, budget: Budget, label: str, kind: str) -> LedgerEntry:

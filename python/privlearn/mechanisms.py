@@ -22,15 +22,39 @@ widening costs at most about one part in a million of accuracy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 from . import _core
+from .errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy.typing import ArrayLike
 
+    from .accounting import Accountant
     from .random import RngLike
+
+T = TypeVar("T")
+
+def _charged(
+    accountant: "Optional[Accountant]", epsilon: float, delta: float, label: str, call: Callable[[], T]
+) -> T:
+    """Runs ``call`` (which validates, then draws), charging ``(epsilon, delta)`` to
+    ``accountant`` if one is given: the spend is committed only if ``call`` returns, so invalid
+    input (an error raised before anything is drawn) spends nothing, and a spend that does not
+    fit raises :class:`~privlearn.errors.BudgetExceededError` before anything is drawn."""
+    if accountant is None:
+        return call()
+    from .accounting import Accountant, Budget
+
+    if not isinstance(accountant, Accountant):
+        raise InvalidParameterError(
+            f"accountant: must be None or a privlearn.accounting.Accountant, got {type(accountant).__name__}",
+            "accountant",
+        )
+    with accountant.transaction(Budget(epsilon, delta), label):
+        return call()
+
 
 __all__ = [
     "exponential",
@@ -57,6 +81,7 @@ def exponential(
     *,
     size: Optional[int] = None,
     rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
     numerics: str = "exact",
 ) -> Union[int, "np.ndarray"]:
     r"""The exponential mechanism: a private choice of the highest-scoring candidate.
@@ -103,6 +128,10 @@ def exponential(
         for all draws.
     rng : None, int or Generator, optional
         Randomness; see :mod:`privlearn.random`.
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
     numerics : {"exact", "fast"}, default "exact"
         Floating-point-safe sampling, or plain floating point.
 
@@ -130,7 +159,14 @@ def exponential(
     >>> exponential([0.0, 10.0, 2.0], epsilon=5.0, rng=0)  # seeded: reproducible, not private
     1
     """
-    return _core.exponential(scores, epsilon, sensitivity, size, rng, numerics)
+    draws = 1 if size is None else size
+    return _charged(
+        accountant,
+        epsilon * draws if isinstance(draws, int) and draws >= 0 else epsilon,
+        0.0,
+        "exponential mechanism",
+        lambda: _core.exponential(scores, epsilon, sensitivity, size, rng, numerics),
+    )
 
 
 def log_sum_exp(x: "ArrayLike") -> float:
@@ -161,6 +197,7 @@ def laplace(
     epsilon: float,
     *,
     rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
     numerics: str = "exact",
 ) -> Union[float, "np.ndarray"]:
     r"""The Laplace mechanism: ``value`` plus Laplace noise of scale ``sensitivity / epsilon``.
@@ -189,6 +226,10 @@ def laplace(
         Privacy parameter; finite and > 0.
     rng : None, int or Generator, optional
         Randomness; see :mod:`privlearn.random`.
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
     numerics : {"exact", "fast"}, default "exact"
 
     Returns
@@ -209,7 +250,7 @@ def laplace(
     >>> abs(noisy_count - 42) < 30
     True
     """
-    return _core.laplace(value, sensitivity, epsilon, rng, numerics)
+    return _charged(accountant, epsilon, 0.0, "laplace", lambda: _core.laplace(value, sensitivity, epsilon, rng, numerics))
 
 
 def gaussian(
@@ -219,6 +260,7 @@ def gaussian(
     delta: float,
     *,
     rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
     numerics: str = "exact",
     calibration: str = "analytic",
 ) -> Union[float, "np.ndarray"]:
@@ -253,6 +295,10 @@ def gaussian(
     delta : float
         In ``(0, 1)``.
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
     numerics : {"exact", "fast"}, default "exact"
     calibration : {"analytic", "classic"}, default "analytic"
 
@@ -261,7 +307,13 @@ def gaussian(
     float or numpy.ndarray
         The noisy value, with the shape of ``value``.
     """
-    return _core.gaussian(value, sensitivity, epsilon, delta, rng, numerics, calibration)
+    return _charged(
+        accountant,
+        epsilon,
+        delta,
+        "gaussian",
+        lambda: _core.gaussian(value, sensitivity, epsilon, delta, rng, numerics, calibration),
+    )
 
 
 def gaussian_sigma(
@@ -329,7 +381,13 @@ def discrete_gaussian(value: "ArrayLike", sigma: float, *, rng: "RngLike" = None
     return _core.discrete_gaussian(value, sigma, rng)
 
 
-def randomized_response(bits: "ArrayLike", epsilon: float, *, rng: "RngLike" = None) -> Union[bool, "np.ndarray"]:
+def randomized_response(
+    bits: "ArrayLike",
+    epsilon: float,
+    *,
+    rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
+) -> Union[bool, "np.ndarray"]:
     r"""Binary randomized response: each bit kept with probability ``e^ε / (1 + e^ε)``.
 
     **Privacy guarantee:** each output bit is an ``epsilon``-DP release of its input bit (Warner
@@ -344,16 +402,25 @@ def randomized_response(bits: "ArrayLike", epsilon: float, *, rng: "RngLike" = N
     epsilon : float
         Finite and > 0.
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
 
     Returns
     -------
     bool or numpy.ndarray of bool
     """
-    return _core.randomized_response(bits, epsilon, rng)
+    return _charged(accountant, epsilon, 0.0, "randomized response", lambda: _core.randomized_response(bits, epsilon, rng))
 
 
 def randomized_response_k(
-    values: "ArrayLike", k: int, epsilon: float, *, rng: "RngLike" = None
+    values: "ArrayLike",
+    k: int,
+    epsilon: float,
+    *,
+    rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
 ) -> Union[int, "np.ndarray"]:
     r"""k-ary randomized response: the true value with probability ``e^ε / (e^ε + k - 1)``, else
     one of the other ``k - 1`` values uniformly at random.
@@ -369,12 +436,18 @@ def randomized_response_k(
         At least 2.
     epsilon : float
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
 
     Returns
     -------
     int or numpy.ndarray of int64
     """
-    return _core.randomized_response_k(values, k, epsilon, rng)
+    return _charged(
+        accountant, epsilon, 0.0, "k-ary randomized response", lambda: _core.randomized_response_k(values, k, epsilon, rng)
+    )
 
 
 def l2_laplace_noise(
@@ -413,6 +486,7 @@ def report_noisy_max(
     *,
     noise: str = "gumbel",
     rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
 ) -> int:
     r"""Report-noisy-max: the index of the largest score after adding noise of scale
     ``2 sensitivity / epsilon``.
@@ -437,16 +511,27 @@ def report_noisy_max(
     sensitivity : float, default 1.0
     noise : {"gumbel", "exponential", "laplace"}
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
 
     Returns
     -------
     int
     """
-    return _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng)
+    return _charged(
+        accountant, epsilon, 0.0, "report-noisy-max", lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng)
+    )
 
 
 def permute_and_flip(
-    scores: "ArrayLike", epsilon: float, sensitivity: float = 1.0, *, rng: "RngLike" = None
+    scores: "ArrayLike",
+    epsilon: float,
+    sensitivity: float = 1.0,
+    *,
+    rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
 ) -> int:
     r"""Permute-and-flip (McKenna and Sheldon, NeurIPS 2020): visit the candidates in a random
     order and stop at the first accepted, candidate ``i`` being accepted with probability
@@ -464,12 +549,18 @@ def permute_and_flip(
     epsilon : float
     sensitivity : float, default 1.0
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
 
     Returns
     -------
     int
     """
-    return _core.permute_and_flip(scores, epsilon, sensitivity, rng)
+    return _charged(
+        accountant, epsilon, 0.0, "permute-and-flip", lambda: _core.permute_and_flip(scores, epsilon, sensitivity, rng)
+    )
 
 
 def stable_argmax(
@@ -479,6 +570,7 @@ def stable_argmax(
     *,
     sensitivity: float = 1.0,
     rng: "RngLike" = None,
+    accountant: "Optional[Accountant]" = None,
 ) -> Optional[int]:
     r"""Distance-based stable selection (Smith and Thakurta, COLT 2013; seed paper 002's
     ``A_dist``): the index of the best score if its noisy gap to the runner-up clears a
@@ -506,12 +598,18 @@ def stable_argmax(
         In ``(0, 1)``.
     sensitivity : float, default 1.0
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, this release is charged to it (see :mod:`privlearn.accounting`) before anything
+        is drawn: a spend that does not fit raises ``BudgetExceededError`` and draws nothing, and
+        invalid input charges nothing.
 
     Returns
     -------
     int or None
     """
-    return _core.stable_argmax(scores, epsilon, delta, sensitivity, rng)
+    return _charged(
+        accountant, epsilon, delta, "stable argmax", lambda: _core.stable_argmax(scores, epsilon, delta, sensitivity, rng)
+    )
 
 
 class SparseVector:
@@ -539,6 +637,9 @@ class SparseVector:
     max_positives : int, default 1
         Number of "above" answers before it halts.
     rng : None, int or Generator, optional
+    accountant : Accountant, optional
+        If given, the whole interaction's ``epsilon`` is charged to it when the instance is
+        created (before anything is drawn).
 
     Raises
     ------
@@ -556,8 +657,15 @@ class SparseVector:
         *,
         max_positives: int = 1,
         rng: "RngLike" = None,
+        accountant: "Optional[Accountant]" = None,
     ) -> None:
-        self._inner = _core.SparseVector(threshold, epsilon, sensitivity, max_positives, rng)
+        self._inner = _charged(
+            accountant,
+            epsilon,
+            0.0,
+            "sparse vector",
+            lambda: _core.SparseVector(threshold, epsilon, sensitivity, max_positives, rng),
+        )
 
     def query(self, value: float) -> bool:
         """Answers one query: ``True`` if its noisy value is above the noisy threshold."""
