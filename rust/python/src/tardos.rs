@@ -22,7 +22,8 @@ fn count(v: i64, name: &'static str) -> PyResult<usize> {
 fn packed(obj: &Bound<'_, PyAny>, name: &'static str) -> PyResult<(Vec<u64>, Vec<usize>)> {
     let arr = as_ndarray(obj)?;
     let dtype = arr.dtype();
-    if !(dtype.kind() == b'u' && dtype.itemsize() == 8) || !(1..=2).contains(&arr.ndim()) {
+    let is_words = dtype.kind() == b'u' && dtype.itemsize() == 8;
+    if !(is_words && (1..=2).contains(&arr.ndim())) {
         return Err(invalid(
             name,
             "must be a 1-D or 2-D array of packed uint64 words",
