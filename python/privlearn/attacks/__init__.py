@@ -18,28 +18,7 @@ Each kind of attack lives in its own submodule and is re-exported here.
 
 from __future__ import annotations
 
-from .codes import (
-    PIRATE_STRATEGIES,
-    VARIANTS,
-    BonehShawCode,
-    BonehShawParameters,
-    TardosCode,
-    TardosParameters,
-    boneh_shaw_parameters,
-    is_feasible,
-    pirate,
-    tardos_parameters,
-)
+from . import codes
+from .codes import *  # noqa: F401,F403  (the names of codes.__all__)
 
-__all__ = [
-    "TardosCode",
-    "TardosParameters",
-    "tardos_parameters",
-    "BonehShawCode",
-    "BonehShawParameters",
-    "boneh_shaw_parameters",
-    "pirate",
-    "is_feasible",
-    "PIRATE_STRATEGIES",
-    "VARIANTS",
-]
+__all__ = list(codes.__all__)

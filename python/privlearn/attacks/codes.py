@@ -456,7 +456,7 @@ class TardosCode:
         (bit ``j % 64`` of word ``j // 64`` is position ``j``)."""
         return self._core.packed()
 
-    def codewords_of(self, users: "Sequence[int]") -> np.ndarray:
+    def codewords_of(self, users: "Union[Sequence[int], np.ndarray]") -> np.ndarray:
         """The codewords of ``users`` as a boolean array of shape ``(len(users), length)``."""
         idx = _coalition(users, self.n_users)
         return _unpack(self._core.rows(idx), self.length)
@@ -647,7 +647,7 @@ class BonehShawCode:
         types = self._core.types()
         return np.arange(self.n_users, dtype=np.int64)[:, None] < types[None, :].astype(np.int64)
 
-    def codewords_of(self, users: "Sequence[int]") -> np.ndarray:
+    def codewords_of(self, users: "Union[Sequence[int], np.ndarray]") -> np.ndarray:
         """The codewords of ``users``, boolean array of shape ``(len(users), length)``."""
         idx = _coalition(users, self.n_users)
         return _unpack(self._core.rows(idx), self.length)
@@ -676,7 +676,7 @@ Codes = Union[TardosCode, BonehShawCode]
 
 def pirate(
     codewords: "Union[Codes, ArrayLike]",
-    coalition: "Sequence[int]",
+    coalition: "Union[Sequence[int], np.ndarray]",
     strategy: str,
     *,
     rng: "RngLike" = None,

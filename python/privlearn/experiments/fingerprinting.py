@@ -20,7 +20,7 @@ computation that chooses the symmetric variant's default length.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -74,7 +74,9 @@ def _uniform_word(length: int, gen: Any) -> np.ndarray:
     return np.unpackbits(raw.view(np.uint8), count=length, bitorder="little").astype(bool)
 
 
-def make_word(code: TardosCode, members: Sequence[int], kind: str, gen: Any) -> np.ndarray:
+def make_word(
+    code: TardosCode, members: Union[Sequence[int], np.ndarray], kind: str, gen: Any
+) -> np.ndarray:
     """The word ``kind`` for the coalition ``members``: a pirate strategy (feasible) or a
     framing word (``all-ones``, ``all-zeros``, ``anti-majority`` = the complement of the
     majority word, ``uniform`` = fair coins everywhere; infeasible in general)."""

@@ -67,8 +67,15 @@ fn batched_draws_equal_consecutive_single_draws() {
 #[test]
 fn tardos_code_of_seed_42() {
     use privlearn_core::tardos::{TardosCode, Variant};
-    let code = TardosCode::new(10, 2, 0.1, Variant::Symmetric, None, &mut Rng::from_seed(42))
-        .unwrap();
+    let code = TardosCode::new(
+        10,
+        2,
+        0.1,
+        Variant::Symmetric,
+        None,
+        &mut Rng::from_seed(42),
+    )
+    .unwrap();
     assert_eq!(code.params().length, 210);
     assert_eq!(
         &code.biases()[..3],

@@ -140,15 +140,7 @@ impl BonehShawCode {
         let words = words_for(m);
         let mut out = try_zeroed::<u64>(users.len() * words, "coalition")?;
         for (r, &u) in users.iter().enumerate() {
-            if u >= self.params.n_users {
-                return Err(Error::invalid(
-                    "coalition",
-                    format!(
-                        "user indices must lie in [0, n_users) = [0, {}), got {u}",
-                        self.params.n_users
-                    ),
-                ));
-            }
+            super::check_user(u, self.params.n_users)?;
             let row = &mut out[r * words..(r + 1) * words];
             for (j, &t) in self.types.iter().enumerate() {
                 if (u as u32) < t {

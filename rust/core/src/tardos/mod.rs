@@ -165,15 +165,7 @@ impl TardosCode {
     pub fn rows_of(&self, users: &[usize]) -> Result<Vec<u64>> {
         let mut out = Vec::with_capacity(users.len() * self.words);
         for &u in users {
-            if u >= self.params.n_users {
-                return Err(Error::invalid(
-                    "coalition",
-                    format!(
-                        "user indices must lie in [0, n_users) = [0, {}), got {u}",
-                        self.params.n_users
-                    ),
-                ));
-            }
+            check_user(u, self.params.n_users)?;
             out.extend_from_slice(self.row(u));
         }
         Ok(out)
@@ -204,6 +196,18 @@ impl TardosCode {
             .filter(|&(_, &v)| v > z)
             .map(|(u, _)| u)
             .collect())
+    }
+}
+
+/// Checks a user index of a coalition (errors name `coalition`).
+pub(crate) fn check_user(u: usize, n_users: usize) -> Result<()> {
+    if u < n_users {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "coalition",
+            format!("user indices must lie in [0, n_users) = [0, {n_users}), got {u}"),
+        ))
     }
 }
 

@@ -607,39 +607,32 @@ impl Certifier {
     /// `ln` of the largest completeness bound over coalition sizes `1..=c`, at threshold `z`.
     fn miss_log_bound(&self, m: usize, z: f64) -> f64 {
         let tab = self.table(self.c);
-        let (worst, beta_c) = {
-            let (b, v) = self.coalition_bound(&tab, m, z, self.beta_guess(self.c, m, z));
-            (v, b)
-        };
-        let mut worst = worst;
+        let (beta_c, mut worst) = self.coalition_bound(&tab, m, z, self.beta_guess(self.c, m, z));
         for k in (1..self.c).rev() {
-            let tab = self.table(k);
-            // One evaluation settles most sizes: any β gives an upper bound.
-            let quick = beta_c * k as f64 * z + m as f64 * self.coalition_log_mgf(&tab, beta_c);
-            if quick <= worst {
-                continue;
-            }
-            let (_, v) = self.coalition_bound(&tab, m, z, self.beta_guess(k, m, z));
-            worst = worst.max(v.min(quick));
+            worst = worst.max(self.size_bound(k, m, z, beta_c, worst));
         }
         worst
     }
 
-    /// Whether every coalition size `k <= c` has a completeness bound `<= target` (log) at
+    /// A completeness log-bound for coalition size `k`: the bound at `beta_c` (the optimum for
+    /// size `c`) if that is at most `enough` (any `β` gives a valid bound, and one evaluation
+    /// settles most sizes), else the minimum over `β`.
+    fn size_bound(&self, k: usize, m: usize, z: f64, beta_c: f64, enough: f64) -> f64 {
+        let tab = self.table(k);
+        let quick = beta_c * k as f64 * z + m as f64 * self.coalition_log_mgf(&tab, beta_c);
+        if quick <= enough {
+            return quick;
+        }
+        let (_, v) = self.coalition_bound(&tab, m, z, self.beta_guess(k, m, z));
+        v.min(quick)
+    }
+
+    /// Whether every coalition size `k < c` has a completeness bound `<= target` (log) at
     /// threshold `z`; stops at the first failure.
     fn all_sizes_certified(&self, m: usize, z: f64, target: f64, beta_c: f64) -> bool {
-        for k in (1..self.c).rev() {
-            let tab = self.table(k);
-            let quick = beta_c * k as f64 * z + m as f64 * self.coalition_log_mgf(&tab, beta_c);
-            if quick <= target {
-                continue;
-            }
-            let (_, v) = self.coalition_bound(&tab, m, z, self.beta_guess(k, m, z));
-            if v > target {
-                return false;
-            }
-        }
-        true
+        (1..self.c)
+            .rev()
+            .all(|k| self.size_bound(k, m, z, beta_c, target) <= target)
     }
 
     /// The smallest length certified for miss rate `exp(ln_eps2)`, and its threshold.
