@@ -274,9 +274,10 @@ def tardos_parameters(
     n_users : int
         Number of users ``n >= 1``.
     coalition_size : int
-        Largest coalition ``c`` the miss rate covers, ``1 <= c <= n_users``.
+        Largest coalition ``c`` the miss rate covers, ``1 <= c <= min(n_users, 1000)``.
     false_accusation : float, default 1e-3
-        ``ξ`` in ``(0, 1)``: bound on the probability that any innocent user is accused.
+        ``ξ`` in ``(0, 1)``: bound on the probability that any innocent user is accused
+        (``ξ/n`` at least ``1e-300``).
     variant : {"symmetric", "tardos"}, default "symmetric"
     length : int, optional
         Code length; by default the variant's own.
@@ -288,8 +289,8 @@ def tardos_parameters(
     Raises
     ------
     InvalidParameterError
-        On ``coalition_size > n_users``, a rate outside ``(0, 1)``, an unknown variant or a
-        length below 1.
+        On ``coalition_size > n_users`` (or above 1000), a rate outside ``(0, 1)``, an unknown
+        variant or a length below 1.
 
     Notes
     -----

@@ -98,6 +98,10 @@ impl Variant {
 pub const MAX_LENGTH: usize = 1 << 40;
 /// Largest supported number of users.
 pub const MAX_USERS: usize = 1 << 40;
+/// Largest supported coalition size (the certificates cost about `c^2.5` operations).
+pub const MAX_COALITION: usize = 1000;
+/// Smallest supported per-user false-accusation rate `ε1`.
+pub const MIN_PER_USER: f64 = 1e-300;
 /// Safety margin on every certified logarithmic bound.
 const LOG_MARGIN: f64 = 1e-6;
 
@@ -163,7 +167,19 @@ pub fn check_arguments(
             format!("must be an integer in [1, n_users] = [1, {n_users}], got {coalition_size}"),
         ));
     }
+    if coalition_size > MAX_COALITION {
+        return Err(Error::invalid(
+            "coalition_size",
+            format!("must be at most {MAX_COALITION}, got {coalition_size}"),
+        ));
+    }
     check_rate(false_accusation, "false_accusation")?;
+    if per_user_rate(n_users, coalition_size, false_accusation) < MIN_PER_USER {
+        return Err(Error::invalid(
+            "false_accusation",
+            format!("false_accusation / n_users must be at least 1e-300, got {false_accusation}"),
+        ));
+    }
     if let Some(m) = length
         && (m == 0 || m > MAX_LENGTH)
     {
@@ -873,6 +889,14 @@ mod tests {
             );
         }
         assert_eq!(e(parameters(5, 2, 0.1, Variant::Tardos, Some(0))), "length");
+        assert_eq!(
+            e(parameters(5000, 1001, 0.1, Variant::Tardos, None)),
+            "coalition_size"
+        );
+        assert_eq!(
+            e(parameters(1 << 30, 2, 1e-295, Variant::Tardos, None)),
+            "false_accusation"
+        );
         assert_eq!(
             e("majority".parse::<Variant>().map(|_| unreachable!())),
             "variant"
