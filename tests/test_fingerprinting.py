@@ -163,3 +163,20 @@ def test_boneh_shaw_soundness_and_completeness():
     # Power: the literal trace is framed by infeasible words (user 1 is innocent in every game).
     framed, _, trials2 = boneh_shaw_game(n, xi, codes=20, seed=6, literal_trace=True)
     assert not rate_within(framed, trials2, xi), (framed, trials2)
+
+
+# --------------------------------------------------------------------------------------------
+# The experiment
+# --------------------------------------------------------------------------------------------
+
+
+def test_experiment_quick_run(tmp_path):
+    from privlearn.experiments import Table, run_experiment
+
+    dest = run_experiment("fingerprinting-codes", out_dir=tmp_path, quick=True, seed=0, progress=False)
+    catch = Table.read_csv(dest / "catch-rates.csv")
+    assert set(catch.column("strategy")) == set(PIRATE_STRATEGIES)
+    assert set(catch.column("c")) == {2, 5}
+    for name in ("catch-rates", "false-accusations", "certificate"):
+        assert "yes" not in Table.read_csv(dest / f"{name}.csv").column("refuted"), name
+    assert "no stated bound is refuted" in (dest / "fingerprinting-codes.md").read_text()
