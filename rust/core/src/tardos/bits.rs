@@ -1,5 +1,6 @@
 //! Bit-level building blocks of the codes: exact Bernoulli words by lazy comparison, bit
-//! deposit (`pdep`), a bit pool over the generator, and the 64 x 64 bit-matrix transpose.
+//! deposit (`pdep`), a buffered bit stream over the generator, and the 64 x 64 bit-matrix
+//! transpose.
 //!
 //! Bit-packing convention of the whole project: element `j` of a bit vector is bit `j % 64` of
 //! little-endian `u64` word `j / 64`; padding bits beyond the length are zero.

@@ -9,7 +9,8 @@
 //! `ε1 = min(ξ/n, ξ^(4/c))`, ERRATA 002-13, so that the miss rate `ε1^(c/4)` is at most `ξ`
 //! even then). The *miss rate* `ε2` bounds the probability that no member of a coalition of at
 //! most `c` users is accused, when the pirate word obeys the marking assumption. Both variants
-//! guarantee `ε2 = ε1^(c/4)` at their default length (Tardos' theorem).
+//! guarantee `ε2 = ε1^(c/4)` at their default length: the Tardos variant by Tardos' theorem, the
+//! symmetric one by the certificates below.
 //!
 //! # Variants
 //!
