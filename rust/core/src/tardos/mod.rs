@@ -13,7 +13,7 @@
 //!   accuses the users above the threshold. Parameters and guarantees: [`params`].
 //! * [`boneh_shaw::BonehShawCode`]: the robust variant of the Boneh–Shaw code (seed 002 note
 //!   §4.2), sound for arbitrary words and complete (deterministically) for feasible ones.
-//! * [`pirate`]: the coalition strategies of the experiments, and the feasibility check.
+//! * [`mod@pirate`]: the coalition strategies of the experiments, and the feasibility check.
 //!
 //! # Generation and the random stream
 //!
