@@ -294,8 +294,9 @@ def tardos_parameters(
 
     Notes
     -----
-    The symmetric default costs a numerical search (milliseconds for small ``c``, about a
-    second for ``c = 100``); results are cached.
+    The symmetric default costs a numerical search that grows like ``c^2.5`` (milliseconds for
+    ``c <= 10``, about 1 s for ``c = 100``, 10 s for ``c = 300``, a minute for ``c = 1000``);
+    results are cached per process.
 
     Examples
     --------
