@@ -13,6 +13,8 @@
 //! * [`grid`], [`noise`]: power-of-two grids and the exact (and float) noise samplers.
 //! * [`mechanisms`]: Laplace, Gaussian, randomized response, noisy max, permute-and-flip,
 //!   stable selection and the sparse vector technique.
+//! * [`tardos`]: fingerprinting codes (Tardos, symmetric Tardos, robust Boneh–Shaw), pirate
+//!   strategies and tracing.
 //! * [`error`]: the crate's error type.
 
 pub mod error;
@@ -22,6 +24,7 @@ pub mod grid;
 pub mod mechanisms;
 pub mod noise;
 pub mod rng;
+pub mod tardos;
 pub mod vmath;
 
 pub use error::{Error, Result};

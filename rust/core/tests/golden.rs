@@ -63,3 +63,27 @@ fn batched_draws_equal_consecutive_single_draws() {
         assert_eq!(batch, singles);
     }
 }
+
+#[test]
+fn tardos_code_of_seed_42() {
+    use privlearn_core::tardos::{TardosCode, Variant};
+    let code = TardosCode::new(
+        10,
+        2,
+        0.1,
+        Variant::Symmetric,
+        None,
+        &mut Rng::from_seed(42),
+    )
+    .unwrap();
+    assert_eq!(code.params().length, 210);
+    assert_eq!(
+        &code.biases()[..3],
+        &[0.37841847062342016, 0.7887481895705585, 0.7821482613510357]
+    );
+    let words: Vec<u64> = (0..3).map(|u| code.row(u)[0]).collect();
+    assert_eq!(
+        words,
+        [807771702136404374, 842604230535602102, 16877742304114308023]
+    );
+}

@@ -8,6 +8,7 @@ mod errors;
 mod expmech;
 mod mechanisms;
 mod rng;
+mod tardos;
 
 use pyo3::prelude::*;
 
@@ -23,6 +24,11 @@ mod _core {
     };
     #[pymodule_export]
     use crate::rng::Generator;
+    #[pymodule_export]
+    use crate::tardos::{
+        BonehShawCore, TardosCodeCore, TardosParams, boneh_shaw_generate, boneh_shaw_params,
+        is_feasible_packed, pirate_packed, tardos_generate, tardos_parameters,
+    };
 
     use pyo3::prelude::*;
 
