@@ -1,0 +1,210 @@
+//! Products, linear systems, null spaces, inverses and parity learning on top of elimination.
+
+use super::elim::rref_limited;
+use super::matrix::Matrix;
+use crate::error::{Error, Result};
+
+impl Matrix {
+    /// The product `self * other`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`other`) if `self.cols() != other.rows()`.
+    pub fn mul(&self, other: &Matrix) -> Result<Matrix> {
+        if self.cols() != other.rows() {
+            return Err(Error::invalid(
+                "other",
+                format!(
+                    "cannot multiply a {} x {} matrix by a {} x {} matrix (inner dimensions differ)",
+                    self.rows(),
+                    self.cols(),
+                    other.rows(),
+                    other.cols()
+                ),
+            ));
+        }
+        let mut c = Matrix::zeros(self.rows(), other.cols());
+        for i in 0..self.rows() {
+            let a = self.row(i);
+            let dst = c.row_mut(i);
+            for (w, &word) in a.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let k = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for (x, y) in dst.iter_mut().zip(other.row(k)) {
+                        *x ^= y;
+                    }
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    /// `[self | other]`: the columns of `other` appended to those of `self`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`other`) if the row counts differ.
+    pub fn hstack(&self, other: &Matrix) -> Result<Matrix> {
+        if self.rows() != other.rows() {
+            return Err(Error::invalid(
+                "other",
+                format!(
+                    "cannot join a matrix with {} rows to one with {} rows",
+                    other.rows(),
+                    self.rows()
+                ),
+            ));
+        }
+        let (c0, c1) = (self.cols(), other.cols());
+        let mut m = Matrix::zeros(self.rows(), c0 + c1);
+        let (q, s) = (c0 / 64, c0 % 64);
+        for i in 0..self.rows() {
+            let dst = m.row_mut(i);
+            dst[..self.words_per_row()].copy_from_slice(self.row(i));
+            for (w, &v) in other.row(i).iter().enumerate() {
+                dst[q + w] |= v << s;
+                if s != 0 && q + w + 1 < dst.len() {
+                    dst[q + w + 1] |= v >> (64 - s);
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// A solution `X` of `self * X = b` for every column of `b` at once, or `None` if some
+    /// column of `b` is inconsistent (not in the column space of `self`).
+    ///
+    /// `b` has `self.rows()` rows and any number `k` of columns (right-hand sides); `X` is
+    /// `self.cols() x k`. When the system is underdetermined the solution returned is the one
+    /// whose free variables (the non-pivot columns of the reduced echelon form of `self`) are
+    /// zero, so it is supported on the pivot columns.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`b`) if `b.rows() != self.rows()`.
+    pub fn solve(&self, b: &Matrix) -> Result<Option<Matrix>> {
+        let (x, consistent) = self.solve_each(b)?;
+        Ok(if consistent.iter().all(|&c| c) {
+            Some(x)
+        } else {
+            None
+        })
+    }
+
+    /// Like [`Matrix::solve`], column by column: returns `X` and, for each column `j` of `b`,
+    /// whether `self * X[:, j] = b[:, j]` holds (when it does not, column `j` of `X` is
+    /// meaningless; it is then the free-variables-zero solution of a subsystem).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`b`) if `b.rows() != self.rows()`.
+    pub fn solve_each(&self, b: &Matrix) -> Result<(Matrix, Vec<bool>)> {
+        if b.rows() != self.rows() {
+            return Err(Error::invalid(
+                "b",
+                format!(
+                    "must have as many rows as the matrix ({}), got {}",
+                    self.rows(),
+                    b.rows()
+                ),
+            ));
+        }
+        let (m, k) = (self.cols(), b.cols());
+        let mut aug = self.hstack(b)?;
+        let pivots = rref_limited(&mut aug, m);
+        let rank = pivots.len();
+        // Column j is consistent iff no row below the rank (zero on the left) has a one at m + j.
+        let mut inconsistent = Matrix::zeros(1, k);
+        for i in rank..aug.rows() {
+            let tail = aug.submatrix(i, i + 1, m, m + k);
+            for (x, y) in inconsistent.row_mut(0).iter_mut().zip(tail.row(0)) {
+                *x |= y;
+            }
+        }
+        let consistent = (0..k).map(|j| !inconsistent.get(0, j)).collect();
+        let rhs = aug.submatrix(0, rank, m, m + k);
+        let mut x = Matrix::zeros(m, k);
+        for (r, &p) in pivots.iter().enumerate() {
+            x.row_mut(p).copy_from_slice(rhs.row(r));
+        }
+        Ok((x, consistent))
+    }
+
+    /// A basis of the null space `{x : self * x = 0}`, as the columns of a
+    /// `self.cols() x (self.cols() - rank)` matrix `N` (so `self * N = 0`).
+    ///
+    /// Column `t` of `N` corresponds to the `t`-th free (non-pivot) column `f` of the reduced
+    /// echelon form `R`: it has a one at `f`, zeros at the other free columns, and `R[r, f]` at
+    /// pivot column `pivots[r]`.
+    pub fn nullspace(&self) -> Matrix {
+        let mut r = self.clone();
+        let pivots = r.rref();
+        let m = self.cols();
+        let mut is_pivot = vec![false; m];
+        for &p in &pivots {
+            is_pivot[p] = true;
+        }
+        let free: Vec<usize> = (0..m).filter(|&j| !is_pivot[j]).collect();
+        // Built as rows (one per basis vector), then transposed.
+        let mut rows = Matrix::zeros(free.len(), m);
+        for (t, &f) in free.iter().enumerate() {
+            rows.set(t, f, true);
+            for (i, &p) in pivots.iter().enumerate() {
+                if r.get(i, f) {
+                    rows.set(t, p, true);
+                }
+            }
+        }
+        rows.transpose()
+    }
+
+    /// The inverse of a square matrix, or `None` if it is singular.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`a`) if the matrix is not square.
+    pub fn inverse(&self) -> Result<Option<Matrix>> {
+        let n = self.rows();
+        if self.cols() != n {
+            return Err(Error::invalid(
+                "a",
+                format!(
+                    "must be square to be inverted, got {} x {}",
+                    self.rows(),
+                    self.cols()
+                ),
+            ));
+        }
+        let mut aug = self.hstack(&Matrix::identity(n))?;
+        let pivots = rref_limited(&mut aug, n);
+        if pivots.len() < n {
+            return Ok(None);
+        }
+        Ok(Some(aug.submatrix(0, n, n, 2 * n)))
+    }
+}
+
+/// A parity consistent with labelled examples, or `None` if there is none.
+///
+/// `x` holds one example per row (`n x d`), `y` the labels (`n x k`: `k` labellings at once).
+/// Returns `S` (`d x k`) with `x * S = y`: column `j` of `S` is the indicator vector of a
+/// parity `h(v) = <s_j, v> mod 2` that agrees with label column `j` on every example. When
+/// several parities are consistent, the one supported on the pivot columns of the reduced
+/// echelon form of `x` is returned (the canonical representative; see
+/// [`Matrix::solve`]). `None` if some label column is consistent with no parity.
+///
+/// This is the non-private step of Bun–Nissim–Stemmer's `SearchParities` (spec 002, Alg 4):
+/// Gaussian elimination over GF(2) on one subsample.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] (`y`) if `y.rows() != x.rows()`.
+pub fn learn_parity(x: &Matrix, y: &Matrix) -> Result<Option<Matrix>> {
+    if y.rows() != x.rows() {
+        return Err(Error::invalid(
+            "y",
+            format!(
+                "must have one label per example ({} rows), got {}",
+                x.rows(),
+                y.rows()
+            ),
+        ));
+    }
+    x.solve(y)
+}
