@@ -15,6 +15,7 @@
 //! result for the same input.
 
 mod elim;
+mod kernel;
 mod matrix;
 mod ops;
 pub mod reference;
