@@ -332,11 +332,18 @@ class GF2Matrix:
             else:
                 self._words[i, j // 64] &= ~bit
             return
-        bits = _unpack(self._words, cols)
-        rsel = slice(i, i + 1) if i is not None else rkey
-        csel = slice(j, j + 1) if j is not None else ckey
+        bits = _unpack(self._words, cols)  # a fresh copy: nothing changes if this fails
         try:
-            bits[rsel, csel] = vals
+            # numpy's rules (an integer index drops its axis), or the two-dimensional view of
+            # __getitem__ (``A[:, 3] = A[:, 0]`` with a rows x 1 matrix).
+            try:
+                bits[rkey if i is None else i, ckey if j is None else j] = vals
+            except ValueError:
+                if i is None and j is None:
+                    raise
+                rsel = slice(i, i + 1) if i is not None else rkey
+                csel = slice(j, j + 1) if j is not None else ckey
+                bits[rsel, csel] = vals
         except ValueError as err:
             raise InvalidParameterError(f"value: {err}", "value") from None
         self._words = _pack(bits)
