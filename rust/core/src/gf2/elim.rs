@@ -26,8 +26,9 @@
 //!
 //! The result is the unique reduced row echelon form, whatever rows were chosen as pivots.
 
+use super::basis::strip_pivots;
 use super::kernel::{AddMul, Dest, NONE, Scratch, addmul};
-use super::matrix::{Line, Matrix, last_word_mask};
+use super::matrix::{Matrix, last_word_mask};
 
 /// Columns per strip of the forward pass (a multiple of 64; at most 256 so that a strip row is
 /// four words and the pivot indices of a row fit in 32 bytes).
@@ -124,69 +125,67 @@ fn forward(a: &mut Matrix, limit: usize, scratch: &mut Scratch) -> Vec<Strip> {
     let mut strips = Vec::new();
     let mut row0 = 0;
     let mut col0 = 0;
-    let mut strip = Vec::new();
-    let mut order = Vec::new();
     while col0 < limit && row0 < n {
         let width = STRIP.min(limit - col0);
         let cw = col0 / 64;
         let nw = width.div_ceil(64);
-        let cand = n - row0;
-        // Copy the strip of the candidate rows.
-        strip.clear();
-        strip.resize(cand * STRIP_WORDS, 0u64);
-        {
+        let last_mask = last_word_mask(width);
+        let found = {
             let words = a.words();
-            for i in 0..cand {
-                let src = &words[(row0 + i) * stride + cw..][..nw];
-                strip[i * STRIP_WORDS..i * STRIP_WORDS + nw].copy_from_slice(src);
-            }
+            strip_pivots(n - row0, width, |i| {
+                let base = (row0 + i) * stride + cw;
+                let mut s = [0u64; 4];
+                s[..nw].copy_from_slice(&words[base..base + nw]);
+                s[nw - 1] &= last_mask;
+                s
+            })
+        };
+        let r = found.cols.len();
+        if r == 0 {
+            col0 += STRIP;
+            continue;
         }
-        order.clear();
-        order.extend(0..cand as u32);
-        let rel = strip_pivots(&mut strip, cand, width, &mut order);
-        let r = rel.len();
-        if r > 0 {
-            move_rows_up(a, row0, &order[..r], cand);
-            // The forward update starts at a segment-aligned word: every candidate row is zero
-            // left of col0, so the extra words only XOR zeros.
-            let w0 = cw - cw % 8;
-            reduce_pivot_rows(a, row0, col0, &rel, w0, scratch);
-            // Rows below: row ^= row[pivots] * E, indexed by the raw bytes of the strip.
-            let below = n - row0 - r;
-            if below > 0 {
-                let mut idx = vec![0u64; below * STRIP_WORDS];
-                let words = a.words();
-                for i in 0..below {
-                    let src = &words[(row0 + r + i) * stride + cw..][..nw];
-                    idx[i * STRIP_WORDS..i * STRIP_WORDS + nw].copy_from_slice(src);
-                }
-                let src_rows = strip_sources(&rel, row0 as u32);
-                let (head, tail) = a.words_mut().split_at_mut((row0 + r) * stride);
-                let op = AddMul {
-                    idx: &idx,
-                    idx_stride: STRIP_WORDS,
-                    chunks: width.div_ceil(8),
-                    src: head,
-                    src_stride: stride,
-                    src_rows: &src_rows,
-                    src_w0: w0,
-                };
-                let dst = Dest {
-                    words: tail,
-                    stride,
-                    nrows: below,
-                    w0,
-                    w1: wpr,
-                };
-                addmul(dst, &op, scratch);
+        // Every candidate row is zero left of col0, so the updates may start at a
+        // segment-aligned word w0 <= cw: the extra words only XOR zeros.
+        let w0 = cw - cw % 8;
+        let pivot_rows: Vec<usize> = found.rows.iter().map(|&i| row0 + i).collect();
+        let e = reduced_pivot_rows(a, &pivot_rows, &found.tags, w0, scratch);
+        place_pivot_rows(a, row0, &pivot_rows, &e, w0);
+        // Rows below: row ^= row[pivots] * E, indexed by the raw bytes of the strip.
+        let below = n - row0 - r;
+        if below > 0 {
+            let mut idx = vec![0u64; below * STRIP_WORDS];
+            let words = a.words();
+            for i in 0..below {
+                let src = &words[(row0 + r + i) * stride + cw..][..nw];
+                idx[i * STRIP_WORDS..i * STRIP_WORDS + nw].copy_from_slice(src);
             }
-            strips.push(Strip {
-                row0,
-                col0,
-                pivots: rel.iter().map(|&p| col0 + p).collect(),
-            });
-            row0 += r;
+            let src_rows = strip_sources(&found.cols, row0 as u32);
+            let (head, tail) = a.words_mut().split_at_mut((row0 + r) * stride);
+            let op = AddMul {
+                idx: &idx,
+                idx_stride: STRIP_WORDS,
+                chunks: width.div_ceil(8),
+                src: head,
+                src_stride: stride,
+                src_rows: &src_rows,
+                src_w0: w0,
+            };
+            let dst = Dest {
+                words: tail,
+                stride,
+                nrows: below,
+                w0,
+                w1: wpr,
+            };
+            addmul(dst, &op, scratch);
         }
+        strips.push(Strip {
+            row0,
+            col0,
+            pivots: found.cols.iter().map(|&p| col0 + p).collect(),
+        });
+        row0 += r;
         col0 += STRIP;
     }
     strips
@@ -202,183 +201,71 @@ fn strip_sources(rel: &[usize], base: u32) -> Vec<u32> {
     src
 }
 
-/// Moves the candidate rows `row0 + order[k]` (original offsets) to `row0 + k`.
-fn move_rows_up(a: &mut Matrix, row0: usize, order: &[u32], cand: usize) {
-    // pos[o]: current offset of the row originally at offset o; at[p]: the original offset of
-    // the row now at offset p.
-    let mut pos: Vec<u32> = (0..cand as u32).collect();
-    let mut at: Vec<u32> = (0..cand as u32).collect();
-    for (k, &o) in order.iter().enumerate() {
-        let p = pos[o as usize] as usize;
-        if p != k {
-            a.swap_rows(row0 + k, row0 + p);
-            let displaced = at[k];
-            at[k] = o;
-            at[p] = displaced;
-            pos[o as usize] = k as u32;
-            pos[displaced as usize] = p as u32;
-        }
-    }
-}
-
-/// Replaces the pivot rows `T = a[row0..row0 + r]` by `E = T_P^{-1} T` (words `w0..`), where
-/// `T_P` is `T` restricted to the pivot columns `col0 + rel[l]`.
-fn reduce_pivot_rows(
-    a: &mut Matrix,
-    row0: usize,
-    col0: usize,
-    rel: &[usize],
+/// Reduced pivot rows `E = M T` over words `w0..`, where `T` are the rows `pivot_rows` and `M`
+/// the tags (row `k` of `M` is `tags[k]`), in a scratch matrix of `tags.len()` rows whose word
+/// `0` is word `w0` of `a`.
+fn reduced_pivot_rows(
+    a: &Matrix,
+    pivot_rows: &[usize],
+    tags: &[[u64; 4]],
     w0: usize,
     scratch: &mut Scratch,
-) {
-    let r = rel.len();
-    let stride = a.stride();
-    let wpr = a.words_per_row();
-    // [T_P | I], reduced: its right half is T_P^{-1}.
-    let mut tp = Matrix::zeros(r, 2 * r);
-    for k in 0..r {
-        for (l, &p) in rel.iter().enumerate() {
-            if a.get(row0 + k, col0 + p) {
-                tp.set(k, l, true);
-            }
-        }
-        tp.set(k, r + k, true);
-    }
-    let piv = rref_naive(&mut tp, r);
-    debug_assert_eq!(
-        piv.len(),
-        r,
-        "the pivot rows are independent on the pivot columns"
-    );
-    let inv = tp.submatrix(0, r, r, 2 * r);
-    // E = T_P^{-1} T over words w0..wpr, into an aligned scratch buffer.
-    let width = wpr - w0;
-    // The scratch stride matches the kernel's segment width: whole cache lines for wide rows;
-    // for rows of at most four words (w0 = 0), the matrix's own stride.
-    let es = if stride.is_multiple_of(8) {
-        width.next_multiple_of(8)
-    } else {
-        stride
-    };
-    let mut e = vec![Line::default(); (r * es).div_ceil(8)];
-    // SAFETY: `Line` is `repr(C)` around `[u64; 8]`.
-    let ew = unsafe { std::slice::from_raw_parts_mut(e.as_mut_ptr().cast::<u64>(), e.len() * 8) };
+) -> Matrix {
+    let r = tags.len();
+    let mut e = Matrix::zeros(r, (a.words_per_row() - w0) * 64);
     let src_rows: Vec<u32> = (0..r.next_multiple_of(8))
-        .map(|l| if l < r { (row0 + l) as u32 } else { NONE })
+        .map(|j| pivot_rows.get(j).map_or(NONE, |&row| row as u32))
         .collect();
-    let inv_words = inv.to_rows_words();
+    let idx: Vec<u64> = tags.iter().flatten().copied().collect();
     let op = AddMul {
-        idx: &inv_words,
-        idx_stride: inv.words_per_row(),
+        idx: &idx,
+        idx_stride: 4,
         chunks: r.div_ceil(8),
         src: a.words(),
-        src_stride: stride,
+        src_stride: a.stride(),
         src_rows: &src_rows,
         src_w0: w0,
     };
+    let (es, ew) = (e.stride(), e.words_per_row());
     let dst = Dest {
-        words: ew,
+        words: e.words_mut(),
         stride: es,
         nrows: r,
         w0: 0,
-        w1: width,
+        w1: ew,
     };
     addmul(dst, &op, scratch);
-    let words = a.words_mut();
-    for k in 0..r {
-        words[(row0 + k) * stride + w0..(row0 + k) * stride + wpr]
-            .copy_from_slice(&ew[k * es..k * es + width]);
-    }
+    e
 }
 
-/// Finds the pivots of a strip (`nrows` rows of [`STRIP_WORDS`] words, `ncols` columns) by
-/// M4RI: for each group of eight columns, up to eight pivot rows are found by elimination
-/// among the rows examined so far (each examined row is first reduced by the pivots already
-/// found in the group), then a table of their 256 combinations clears those columns in every
-/// remaining row. The strip rows are reordered (and `order` with them) so that the `k`-th pivot
-/// row comes `k`-th. Returns the pivot columns (relative to the strip).
-fn strip_pivots(strip: &mut [u64], nrows: usize, ncols: usize, order: &mut [u32]) -> Vec<usize> {
-    const SW: usize = STRIP_WORDS;
-    let mut pivots = Vec::new();
-    let mut pos = 0;
-    let mut table = [[0u64; SW]; 256];
-    let mut s = 0;
-    while s < ncols && pos < nrows {
-        let e = (s + 8).min(ncols);
-        let w = s / 64;
-        let mut found: Vec<usize> = Vec::with_capacity(8);
-        for col in s..e {
-            let (cw, cb) = (col / 64, 1u64 << (col % 64));
-            let mut hit = None;
-            for i in pos + found.len()..nrows {
-                for (k, &q) in found.iter().enumerate() {
-                    if strip[i * SW + q / 64] >> (q % 64) & 1 == 1 {
-                        let p = (pos + k) * SW;
-                        for x in w..SW {
-                            strip[i * SW + x] ^= strip[p + x];
-                        }
-                    }
-                }
-                if strip[i * SW + cw] & cb != 0 {
-                    hit = Some(i);
-                    break;
-                }
-            }
-            let Some(i) = hit else { continue };
-            let slot = pos + found.len();
-            if i != slot {
-                for x in 0..SW {
-                    strip.swap(i * SW + x, slot * SW + x);
-                }
-                order.swap(i, slot);
-            }
-            // Keep the group's pivot rows reduced against each other.
-            for k in 0..found.len() {
-                let p = (pos + k) * SW;
-                if strip[p + cw] & cb != 0 {
-                    for x in w..SW {
-                        strip[p + x] ^= strip[slot * SW + x];
-                    }
-                }
-            }
-            found.push(col);
+/// Puts the reduced pivot rows `e` at rows `row0..row0 + r` (words `w0..`), moving the other
+/// rows found there to the places the pivot rows held.
+fn place_pivot_rows(a: &mut Matrix, row0: usize, pivot_rows: &[usize], e: &Matrix, w0: usize) {
+    let r = pivot_rows.len();
+    let wpr = a.words_per_row();
+    let mut holes: Vec<usize> = pivot_rows
+        .iter()
+        .copied()
+        .filter(|&p| p >= row0 + r)
+        .collect();
+    holes.sort_unstable();
+    let mut is_pivot = vec![false; r];
+    for &p in pivot_rows {
+        if p < row0 + r {
+            is_pivot[p - row0] = true;
         }
-        if !found.is_empty() {
-            // table[v] = combination of the group's pivot rows selected by the bits of v at
-            // their columns (other bits of v are ignored).
-            let sh = s % 64;
-            let mut bit_row = [usize::MAX; 8];
-            for (k, &q) in found.iter().enumerate() {
-                bit_row[q - s] = pos + k;
-            }
-            table[0] = [0; SW];
-            for v in 1..256usize {
-                let low = v.trailing_zeros() as usize;
-                let mut entry = table[v & (v - 1)];
-                if bit_row[low] != usize::MAX {
-                    let p = bit_row[low] * SW;
-                    for x in w..SW {
-                        entry[x] ^= strip[p + x];
-                    }
-                }
-                table[v] = entry;
-            }
-            let mask: u64 = found.iter().map(|&q| 1u64 << (q - s)).sum();
-            for i in pos + found.len()..nrows {
-                let v = (strip[i * SW + w] >> sh) & 0xff;
-                if v & mask != 0 {
-                    let t = &table[v as usize];
-                    for x in w..SW {
-                        strip[i * SW + x] ^= t[x];
-                    }
-                }
-            }
-            pos += found.len();
-            pivots.extend_from_slice(&found);
-        }
-        s += 8;
     }
-    pivots
+    let movers = (row0..row0 + r).filter(|&i| !is_pivot[i - row0]);
+    let stride = a.stride();
+    let words = a.words_mut();
+    for (m, h) in movers.zip(holes) {
+        // Both rows are zero left of w0 (candidates of this strip).
+        words.copy_within(m * stride + w0..m * stride + wpr, h * stride + w0);
+    }
+    for k in 0..r {
+        words[(row0 + k) * stride + w0..(row0 + k) * stride + wpr]
+            .copy_from_slice(&e.row(k)[..wpr - w0]);
+    }
 }
 
 /// Turns the forward pass's echelon form into the reduced form (see the module documentation).

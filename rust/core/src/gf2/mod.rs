@@ -14,6 +14,7 @@
 //! The entries are exact: there is no rounding over GF(2), and every function returns the same
 //! result for the same input.
 
+mod basis;
 mod elim;
 mod kernel;
 mod matrix;
