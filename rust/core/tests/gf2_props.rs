@@ -314,3 +314,14 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 }
+
+/// Products with several 256-row blocks of the inner dimension against the definition.
+#[test]
+fn blocked_mul_matches_reference() {
+    let mut rng = Rng::from_seed(77);
+    for &(n, k, m) in &[(300, 700, 333), (64, 1030, 70), (513, 257, 1), (40, 600, 1100)] {
+        let a = Matrix::random(n, k, &mut rng);
+        let b = Matrix::random(k, m, &mut rng);
+        assert_eq!(a.mul(&b).unwrap(), reference::mul(&a, &b), "{n} x {k} x {m}");
+    }
+}

@@ -1,8 +1,67 @@
 //! Products, linear systems, null spaces, inverses and parity learning on top of elimination.
 
 use super::elim::rref_limited;
+use super::kernel::{AddMul, Dest, NONE, Scratch, addmul};
 use super::matrix::Matrix;
 use crate::error::{Error, Result};
+
+/// Products with fewer rows or a shorter inner dimension than this add rows of `B` directly.
+const MUL_M4RM_MIN: usize = 32;
+
+/// Inner dimension handled per pass of the M4RM kernel (32 tables of 8 bits).
+const MUL_BLOCK: usize = 256;
+
+/// `c ^= a * b` by adding, for every one in row `i` of `a` at column `k`, row `k` of `b` to row
+/// `i` of `c` (textbook; for small products).
+fn mul_rows(a: &Matrix, b: &Matrix, c: &mut Matrix) {
+    for i in 0..a.rows() {
+        let dst = c.row_mut(i);
+        for (w, &word) in a.row(i).iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let k = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                for (x, y) in dst.iter_mut().zip(b.row(k)) {
+                    *x ^= y;
+                }
+            }
+        }
+    }
+}
+
+/// `c ^= a * b` by the Method of the Four Russians for multiplication (Albrecht, Bard and Hart,
+/// arXiv:0811.1714, Algorithm 1 with 8-bit tables): for each block of 256 rows of `b`, the
+/// tables of its 32 groups of eight rows are combined into every row of `c`, the index bytes
+/// read from the matching 256 columns of `a` (see [`super::kernel`]).
+fn mul_m4rm(a: &Matrix, b: &Matrix, c: &mut Matrix) {
+    let k = a.cols();
+    let mut scratch = Scratch::default();
+    let (cs, cw) = (c.stride(), c.words_per_row());
+    let n = c.rows();
+    for kb in (0..k).step_by(MUL_BLOCK) {
+        let width = (k - kb).min(MUL_BLOCK);
+        let src_rows: Vec<u32> = (0..MUL_BLOCK)
+            .map(|j| if j < width { (kb + j) as u32 } else { NONE })
+            .collect();
+        let op = AddMul {
+            idx: &a.words()[kb / 64..],
+            idx_stride: a.stride(),
+            chunks: width.div_ceil(8),
+            src: b.words(),
+            src_stride: b.stride(),
+            src_rows: &src_rows,
+            src_w0: 0,
+        };
+        let dst = Dest {
+            words: c.words_mut(),
+            stride: cs,
+            nrows: n,
+            w0: 0,
+            w1: cw,
+        };
+        addmul(dst, &op, &mut scratch);
+    }
+}
 
 impl Matrix {
     /// The product `self * other`.
@@ -22,20 +81,12 @@ impl Matrix {
                 ),
             ));
         }
-        let mut c = Matrix::zeros(self.rows(), other.cols());
-        for i in 0..self.rows() {
-            let a = self.row(i);
-            let dst = c.row_mut(i);
-            for (w, &word) in a.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let k = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    for (x, y) in dst.iter_mut().zip(other.row(k)) {
-                        *x ^= y;
-                    }
-                }
-            }
+        let (n, k) = (self.rows(), self.cols());
+        let mut c = Matrix::zeros(n, other.cols());
+        if n < MUL_M4RM_MIN || k < MUL_M4RM_MIN {
+            mul_rows(self, other, &mut c);
+        } else {
+            mul_m4rm(self, other, &mut c);
         }
         Ok(c)
     }
