@@ -319,9 +319,18 @@ proptest! {
 #[test]
 fn blocked_mul_matches_reference() {
     let mut rng = Rng::from_seed(77);
-    for &(n, k, m) in &[(300, 700, 333), (64, 1030, 70), (513, 257, 1), (40, 600, 1100)] {
+    for &(n, k, m) in &[
+        (300, 700, 333),
+        (64, 1030, 70),
+        (513, 257, 1),
+        (40, 600, 1100),
+    ] {
         let a = Matrix::random(n, k, &mut rng);
         let b = Matrix::random(k, m, &mut rng);
-        assert_eq!(a.mul(&b).unwrap(), reference::mul(&a, &b), "{n} x {k} x {m}");
+        assert_eq!(
+            a.mul(&b).unwrap(),
+            reference::mul(&a, &b),
+            "{n} x {k} x {m}"
+        );
     }
 }

@@ -399,6 +399,11 @@ fn pext(x: u64, m: u64) -> u64 {
             return unsafe { bmi2::pext(x, m) };
         }
     }
+    pext_soft(x, m)
+}
+
+/// [`pext`] without BMI2.
+fn pext_soft(x: u64, m: u64) -> u64 {
     let (mut out, mut mm, mut k) = (0u64, m, 0);
     while mm != 0 {
         let b = mm.trailing_zeros();
@@ -418,6 +423,11 @@ fn pdep(v: u64, m: u64) -> u64 {
             return unsafe { bmi2::pdep(v, m) };
         }
     }
+    pdep_soft(v, m)
+}
+
+/// [`pdep`] without BMI2.
+fn pdep_soft(v: u64, m: u64) -> u64 {
     let (mut out, mut mm, mut k) = (0u64, m, 0);
     while mm != 0 {
         let b = mm.trailing_zeros();
@@ -453,5 +463,38 @@ impl Matrix {
     /// The rank (dimension of the row space).
     pub fn rank(&self) -> usize {
         rank_destructive(&mut self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn bit_gather_and_scatter() {
+        let mut rng = Rng::from_seed(5);
+        for _ in 0..2000 {
+            let (x, m) = (rng.next_u64(), rng.next_u64() & rng.next_u64());
+            let packed = pext_soft(x, m);
+            assert_eq!(packed, pext(x, m));
+            if m.count_ones() < 64 {
+                assert_eq!(packed >> m.count_ones(), 0);
+            }
+            assert_eq!(pdep_soft(packed, m), x & m);
+            assert_eq!(pdep(packed, m), x & m);
+        }
+        assert_eq!(pext_soft(!0, !0), !0);
+        assert_eq!(pdep_soft(!0, 0), 0);
+        // pack_bits / unpack_bits over several words.
+        let row: Vec<u64> = (0..5).map(|_| rng.next_u64()).collect();
+        let mask: Vec<u64> = (0..5).map(|_| rng.next_u64()).collect();
+        let n: usize = mask.iter().map(|m| m.count_ones() as usize).sum();
+        let mut packed = vec![0u64; n.div_ceil(64)];
+        pack_bits(&row, &mask, &mut packed);
+        let mut back = vec![!0u64; 5];
+        unpack_bits(&packed, &mask, &mut back);
+        let want: Vec<u64> = row.iter().zip(&mask).map(|(r, m)| r & m).collect();
+        assert_eq!(back, want);
     }
 }

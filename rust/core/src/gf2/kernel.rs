@@ -19,6 +19,8 @@
 //! (AVX-512, AVX2, baseline) and the widest instruction set the CPU supports is chosen at run
 //! time, so results never depend on the CPU.
 
+use rayon::prelude::*;
+
 use super::matrix::Line;
 
 /// Marks a bit of a chunk that has no source row.
@@ -27,6 +29,11 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Words per segment for wide destinations (two 512-bit vectors; the tables of 32 chunks then
 /// take 1 MiB, which fits the L2 cache of current x86 cores).
 const WIDE: usize = 16;
+
+/// Products are split over threads only with at least this many rows per part...
+const PAR_MIN_ROWS: usize = 512;
+/// ... and this much work (destination words times chunks, about one XOR of a word each).
+const PAR_MIN_WORK: usize = 1 << 24;
 
 /// How many rows ahead the row loops prefetch the destination segment (rows are a stride apart,
 /// usually on different pages, so the hardware prefetcher does not follow them).
@@ -97,10 +104,71 @@ fn segment_words(dst_stride: usize, src_stride: usize, w0: usize, src_w0: usize)
 /// Requirements (checked): every index row has `chunks` bytes; the segments of `S` words
 /// starting at `w0` stay inside each destination and source row's stride, which holds when
 /// `w0` and `src_w0` are aligned to the segment width (the strides are multiples of it).
+///
+/// Large products are split by rows over rayon's threads (each part builds its own tables); the
+/// result does not depend on the number of threads.
 pub(crate) fn addmul(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
+    addmul_split(dst, op, scratch, PAR_MIN_ROWS, PAR_MIN_WORK);
+}
+
+/// [`addmul`] with explicit thresholds for the split over threads.
+fn addmul_split(
+    dst: Dest<'_>,
+    op: &AddMul<'_>,
+    scratch: &mut Scratch,
+    min_rows: usize,
+    min_work: usize,
+) {
     if dst.nrows == 0 || dst.w1 <= dst.w0 || op.chunks == 0 {
         return;
     }
+    let threads = rayon::current_num_threads();
+    let work = dst.nrows * (dst.w1 - dst.w0) * op.chunks;
+    if threads > 1 && dst.nrows >= 2 * min_rows && work >= min_work {
+        let parts = threads.min(dst.nrows / min_rows);
+        let per = dst.nrows.div_ceil(parts);
+        let Dest {
+            mut words,
+            stride,
+            nrows,
+            w0,
+            w1,
+        } = dst;
+        let mut jobs = Vec::with_capacity(parts);
+        let mut start = 0;
+        while start < nrows {
+            let rows = per.min(nrows - start);
+            let chunk = if start + rows < nrows {
+                let (head, tail) = std::mem::take(&mut words).split_at_mut(rows * stride);
+                words = tail;
+                head
+            } else {
+                std::mem::take(&mut words)
+            };
+            jobs.push((start, rows, chunk));
+            start += rows;
+        }
+        jobs.into_par_iter().for_each(|(start, rows, chunk)| {
+            let part = AddMul {
+                idx: &op.idx[start * op.idx_stride..],
+                ..*op
+            };
+            let dst = Dest {
+                words: chunk,
+                stride,
+                nrows: rows,
+                w0,
+                w1,
+            };
+            addmul_serial(dst, &part, &mut Scratch::default());
+        });
+        return;
+    }
+    addmul_serial(dst, op, scratch);
+}
+
+/// [`addmul`] on the calling thread.
+fn addmul_serial(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
     let s = segment_words(dst.stride, op.src_stride, dst.w0, op.src_w0);
     if s == 8 && dst.w1 - dst.w0 >= WIDE {
         // Wide rows: segments of WIDE words (two 512-bit vectors) for the bulk, then one
@@ -505,4 +573,217 @@ fn isa() -> Isa {
         }
         Isa::Baseline
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// A random problem: `nrows` destination rows of `stride` words, `nsrc` source rows,
+    /// `chunks` index bytes per row, some source bits missing.
+    struct Problem {
+        dst: Vec<u64>,
+        src: Vec<u64>,
+        idx: Vec<u64>,
+        src_rows: Vec<u32>,
+        stride: usize,
+        nrows: usize,
+        chunks: usize,
+        w0: usize,
+        w1: usize,
+    }
+
+    fn problem(
+        rng: &mut Rng,
+        nrows: usize,
+        stride: usize,
+        w0: usize,
+        w1: usize,
+        chunks: usize,
+    ) -> Problem {
+        let nsrc = 40;
+        let mut src_rows: Vec<u32> = (0..8 * chunks)
+            .map(|_| {
+                if rng.below(5) == 0 {
+                    NONE
+                } else {
+                    rng.below(nsrc as u64) as u32
+                }
+            })
+            .collect();
+        src_rows.resize(8 * chunks.max(1), NONE);
+        // Padding words (past w1) are zero in the sources, as in a matrix.
+        let mut src: Vec<u64> = (0..nsrc * stride).map(|_| rng.next_u64()).collect();
+        for r in 0..nsrc {
+            for w in w1..stride {
+                src[r * stride + w] = 0;
+            }
+        }
+        Problem {
+            dst: (0..nrows * stride).map(|_| rng.next_u64()).collect(),
+            src,
+            idx: (0..nrows * 4).map(|_| rng.next_u64()).collect(),
+            src_rows,
+            stride,
+            nrows,
+            chunks,
+            w0,
+            w1,
+        }
+    }
+
+    impl Problem {
+        fn op(&self) -> AddMul<'_> {
+            AddMul {
+                idx: &self.idx,
+                idx_stride: 4,
+                chunks: self.chunks,
+                src: &self.src,
+                src_stride: self.stride,
+                src_rows: &self.src_rows,
+                src_w0: self.w0,
+            }
+        }
+
+        /// The definition, one bit of the index at a time.
+        fn expected(&self) -> Vec<u64> {
+            let mut out = self.dst.clone();
+            for i in 0..self.nrows {
+                for t in 0..self.chunks {
+                    let byte = (self.idx[i * 4 + t / 8] >> (8 * (t % 8))) & 0xff;
+                    for b in 0..8 {
+                        let r = self.src_rows[8 * t + b];
+                        if byte >> b & 1 == 1 && r != NONE {
+                            for w in self.w0..self.w1 {
+                                out[i * self.stride + w] ^= self.src[r as usize * self.stride + w];
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        }
+
+        fn run(&self, f: impl FnOnce(Dest<'_>, &AddMul<'_>)) -> Vec<u64> {
+            let mut d = self.dst.clone();
+            let dst = Dest {
+                words: &mut d,
+                stride: self.stride,
+                nrows: self.nrows,
+                w0: self.w0,
+                w1: self.w1,
+            };
+            f(dst, &self.op());
+            d
+        }
+    }
+
+    fn shapes() -> Vec<(usize, usize, usize, usize, usize)> {
+        // (nrows, stride, w0, w1, chunks)
+        vec![
+            (37, 1, 0, 1, 3),
+            (50, 2, 0, 2, 32),
+            (64, 4, 0, 3, 17),
+            (100, 8, 0, 8, 32),
+            (70, 40, 8, 37, 32),
+            (90, 72, 16, 70, 9),
+            (33, 264, 0, 256, 32),
+            (20, 24, 8, 24, 0),
+        ]
+    }
+
+    #[test]
+    fn addmul_matches_definition() {
+        let mut rng = Rng::from_seed(1);
+        for (nrows, stride, w0, w1, chunks) in shapes() {
+            let p = problem(&mut rng, nrows, stride, w0, w1, chunks);
+            let got = p.run(|d, op| addmul(d, op, &mut Scratch::default()));
+            assert_eq!(
+                got,
+                p.expected(),
+                "{nrows} rows, stride {stride}, {w0}..{w1}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_instruction_set_agrees() {
+        let mut rng = Rng::from_seed(2);
+        for (nrows, stride, w0, w1, chunks) in shapes() {
+            let p = problem(&mut rng, nrows, stride, w0, w1, chunks);
+            let want = p.expected();
+            let active: Vec<u32> = (0..chunks as u32)
+                .filter(|&t| {
+                    p.src_rows[8 * t as usize..8 * t as usize + 8]
+                        .iter()
+                        .any(|&r| r != NONE)
+                })
+                .collect();
+            let s = segment_words(stride, stride, w0, w0);
+            macro_rules! check {
+                ($f:expr, $s:literal) => {
+                    if s == $s {
+                        let got = p.run(|d, op| {
+                            check_bounds::<$s>(&d, op);
+                            let mut tabs = vec![0u64; active.len() * 256 * $s];
+                            // SAFETY: bounds checked above; the features are detected by the
+                            // caller of each arm.
+                            unsafe { $f(d, op, &active, &mut tabs) }
+                        });
+                        assert_eq!(got, want, "segment {}", $s);
+                    }
+                };
+            }
+            check!(addmul_impl::<1, Portable>, 1);
+            check!(addmul_impl::<2, Portable>, 2);
+            check!(addmul_impl::<4, Portable>, 4);
+            check!(addmul_impl::<8, Portable>, 8);
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::is_x86_feature_detected!("avx2") {
+                    check!(x86::addmul_avx2::<4>, 4);
+                    check!(x86::addmul_avx2::<8>, 8);
+                }
+                if std::is_x86_feature_detected!("avx512f") {
+                    check!(x86::addmul_avx512::<8>, 8);
+                }
+            }
+            // The wide segments, where the shape allows them.
+            if s == 8 && (w1 - w0) % WIDE == 0 && w1 > w0 {
+                let got = p.run(|d, op| {
+                    check_bounds::<WIDE>(&d, op);
+                    let mut tabs = vec![0u64; active.len() * 256 * WIDE];
+                    // SAFETY: bounds checked above.
+                    unsafe { addmul_impl::<WIDE, Portable>(d, op, &active, &mut tabs) }
+                });
+                assert_eq!(got, want, "portable wide");
+                #[cfg(target_arch = "x86_64")]
+                if std::is_x86_feature_detected!("avx512f") {
+                    let got = p.run(|d, op| {
+                        check_bounds::<WIDE>(&d, op);
+                        let mut tabs = vec![0u64; active.len() * 256 * WIDE];
+                        // SAFETY: bounds checked above; AVX-512F detected.
+                        unsafe { x86::addmul_avx512::<WIDE>(d, op, &active, &mut tabs) }
+                    });
+                    assert_eq!(got, want, "avx512 wide");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_over_threads_agrees() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut rng = Rng::from_seed(3);
+        for (nrows, stride, w0, w1, chunks) in shapes() {
+            let p = problem(&mut rng, nrows, stride, w0, w1, chunks);
+            let got =
+                pool.install(|| p.run(|d, op| addmul_split(d, op, &mut Scratch::default(), 4, 1)));
+            assert_eq!(got, p.expected(), "{nrows} rows, stride {stride}");
+        }
+    }
 }
