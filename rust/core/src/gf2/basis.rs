@@ -57,17 +57,16 @@ impl Group {
         self.dirty = false;
     }
 
-    fn remap(&mut self) {
-        for (b, slot) in self.map.iter_mut().enumerate() {
-            let (mut c, mut mm, mut k) = (0u8, self.mask, 0);
-            while mm != 0 {
-                let bit = mm.trailing_zeros();
-                c |= (((b >> bit) & 1) as u8) << k;
-                k += 1;
-                mm &= mm - 1;
-            }
-            *slot = c;
+    /// Adds bit `p` to `mask` and updates `map`: the compressed index gains the byte's bit `p`
+    /// at position `q`, the number of mask bits below `p`.
+    fn add_bit(&mut self, p: usize) {
+        let q = (self.mask & ((1u8 << p) - 1)).count_ones();
+        let low = ((1u16 << q) - 1) as u8;
+        for (b, c) in self.map.iter_mut().enumerate() {
+            let bit = ((b >> p) & 1) as u8;
+            *c = (*c & low) | (bit << q) | ((*c & !low) << 1);
         }
+        self.mask |= 1u8 << p;
     }
 }
 
@@ -146,8 +145,7 @@ pub(crate) fn strip_pivots(
         }
         let pos = grp.members.partition_point(|&m| leads[m as usize] < lead);
         grp.members.insert(pos, j as u16);
-        grp.mask |= 1u8 << (lead % GROUP);
-        grp.remap();
+        grp.add_bit(lead % GROUP);
         grp.dirty = true;
         if let Err(p) = active.binary_search(&g) {
             active.insert(p, g);
