@@ -352,7 +352,7 @@ fn back_substitute(a: &mut Matrix, pivots: &[usize], strips: &[Strip], scratch: 
 }
 
 /// Packs the bits of `row` selected by `mask` (word by word) contiguously into `out`.
-fn pack_bits(row: &[u64], mask: &[u64], out: &mut [u64]) {
+pub(crate) fn pack_bits(row: &[u64], mask: &[u64], out: &mut [u64]) {
     out.fill(0);
     let mut bit = 0usize;
     for (&x, &m) in row.iter().zip(mask) {

@@ -1,6 +1,6 @@
 //! Products, linear systems, null spaces, inverses and parity learning on top of elimination.
 
-use super::elim::rref_limited;
+use super::elim::{pack_bits, rref_limited};
 use super::kernel::{AddMul, Dest, NONE, Scratch, addmul};
 use super::matrix::Matrix;
 use crate::error::{Error, Result};
@@ -163,14 +163,14 @@ impl Matrix {
         let pivots = rref_limited(&mut aug, m);
         let rank = pivots.len();
         // Column j is consistent iff no row below the rank (zero on the left) has a one at m + j.
-        let mut inconsistent = Matrix::zeros(1, k);
+        let mut below = Matrix::zeros(1, m + k);
         for i in rank..aug.rows() {
-            let tail = aug.submatrix(i, i + 1, m, m + k);
-            for (x, y) in inconsistent.row_mut(0).iter_mut().zip(tail.row(0)) {
+            for (x, y) in below.row_mut(0).iter_mut().zip(aug.row(i)) {
                 *x |= y;
             }
         }
-        let consistent = (0..k).map(|j| !inconsistent.get(0, j)).collect();
+        let below = below.submatrix(0, 1, m, m + k);
+        let consistent = (0..k).map(|j| !below.get(0, j)).collect();
         let rhs = aug.submatrix(0, rank, m, m + k);
         let mut x = Matrix::zeros(m, k);
         for (r, &p) in pivots.iter().enumerate() {
@@ -189,22 +189,31 @@ impl Matrix {
         let mut r = self.clone();
         let pivots = r.rref();
         let m = self.cols();
-        let mut is_pivot = vec![false; m];
-        for &p in &pivots {
-            is_pivot[p] = true;
+        let mut free_mask = vec![0u64; self.words_per_row()];
+        for j in 0..m {
+            free_mask[j / 64] |= 1u64 << (j % 64);
         }
-        let free: Vec<usize> = (0..m).filter(|&j| !is_pivot[j]).collect();
-        // Built as rows (one per basis vector), then transposed.
-        let mut rows = Matrix::zeros(free.len(), m);
-        for (t, &f) in free.iter().enumerate() {
-            rows.set(t, f, true);
-            for (i, &p) in pivots.iter().enumerate() {
-                if r.get(i, f) {
-                    rows.set(t, p, true);
-                }
+        for &p in &pivots {
+            free_mask[p / 64] &= !(1u64 << (p % 64));
+        }
+        // Row i of N is the coefficient of variable i in each basis vector: the free part of
+        // row r of R for pivot column pivots[r], the unit vector e_t for the t-th free column.
+        let nfree = m - pivots.len();
+        let mut n = Matrix::zeros(m, nfree);
+        for (i, &p) in pivots.iter().enumerate() {
+            pack_bits(r.row(i), &free_mask, n.row_mut(p));
+        }
+        let mut t = 0;
+        for (w, &mask) in free_mask.iter().enumerate() {
+            let mut bits = mask;
+            while bits != 0 {
+                let f = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                n.set(f, t, true);
+                t += 1;
             }
         }
-        rows.transpose()
+        n
     }
 
     /// The inverse of a square matrix, or `None` if it is singular.
