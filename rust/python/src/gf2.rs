@@ -28,11 +28,13 @@ fn read(words: &PyReadonlyArray2<'_, u64>, cols: usize, name: &'static str) -> P
             ),
         ));
     }
-    let flat: Vec<u64> = match arr.as_slice() {
-        Some(s) => s.to_vec(),
-        None => arr.iter().copied().collect(),
+    // The core matrix is the owned copy (with its own row stride); a non-contiguous array is
+    // gathered first.
+    let made = match arr.as_slice() {
+        Some(s) => Matrix::from_rows_words(rows, cols, s),
+        None => Matrix::from_rows_words(rows, cols, &arr.iter().copied().collect::<Vec<u64>>()),
     };
-    Matrix::from_rows_words(rows, cols, &flat).map_err(|e| match e {
+    made.map_err(|e| match e {
         CoreError::InvalidParameter { message, .. } => invalid(name, message),
         other => crate::errors::to_py(other),
     })
@@ -142,7 +144,10 @@ pub fn gf2_random<'py>(
     cols: usize,
     rng: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Words<'py>> {
-    if rows.checked_mul(cols.div_ceil(64)).is_none_or(|w| w > isize::MAX as usize / 8) {
+    if rows
+        .checked_mul(cols.div_ceil(64))
+        .is_none_or(|w| w > isize::MAX as usize / 8)
+    {
         return Err(invalid("shape", format!("{rows} x {cols} is too large")));
     }
     let mut rng = RngArg::from_py(rng)?;
