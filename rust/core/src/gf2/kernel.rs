@@ -35,8 +35,7 @@ const PAR_MIN_ROWS: usize = 512;
 /// ... and this much work (destination words times chunks, about one XOR of a word each).
 const PAR_MIN_WORK: usize = 1 << 24;
 
-/// How many rows ahead the row loops prefetch the destination segment (rows are a stride apart,
-/// usually on different pages, so the hardware prefetcher does not follow them).
+/// How many rows ahead the row loops prefetch the destination segment.
 const PREFETCH_ROWS: usize = 6;
 
 /// Description of one product `D ^= I * S` (see the module documentation).
@@ -340,10 +339,112 @@ unsafe fn addmul_impl<const S: usize, R: Rows>(
     }
 }
 
-/// The row loop of the kernel: `row[w..w + S] ^= sum over active chunks of table entries`.
+/// A vector register type for the row loop: `WORDS` consecutive words.
+trait Lane: Copy {
+    const WORDS: usize;
+    /// # Safety
+    /// `p` must be valid for reading `WORDS` words (alignment not required).
+    unsafe fn load(p: *const u64) -> Self;
+    /// # Safety
+    /// `p` must be valid for writing `WORDS` words (alignment not required).
+    unsafe fn store(self, p: *mut u64);
+    fn xor(self, other: Self) -> Self;
+}
+
+impl Lane for u64 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    unsafe fn load(p: *const u64) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { p.read_unaligned() }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u64) {
+        // SAFETY: forwarded from the caller.
+        unsafe { p.write_unaligned(self) }
+    }
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        self ^ other
+    }
+}
+
+/// Hints that the `S`-word segment at `p` will be read soon (x86-64 only; no effect
+/// elsewhere). Prefetching never faults.
+#[inline(always)]
+fn prefetch<const S: usize>(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..S.div_ceil(8) {
+        // SAFETY: a prefetch is only a hint and never faults; SSE is part of x86-64.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                p.wrapping_add(8 * line).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Most vectors a segment may hold (16 words in `u64` lanes).
+const MAX_LANES: usize = 16;
+
+/// The row loop: `row[w..w + S] ^= sum of the table entries selected by the row's index bytes`,
+/// in registers of type `L` (`S` must be a multiple of `L::WORDS`, at most `MAX_LANES` of them).
+///
+/// # Safety
+/// Every row segment, index row and table entry addressed must be in bounds, and the CPU must
+/// support the instructions of `L`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn row_loop<L: Lane, const S: usize>(
+    d: *mut u64,
+    stride: usize,
+    nrows: usize,
+    w: usize,
+    idx: *const u64,
+    idx_stride: usize,
+    active: &[u32],
+    tp: *const u64,
+) {
+    let nv = S / L::WORDS;
+    debug_assert!(nv * L::WORDS == S && nv <= MAX_LANES);
+    for i in 0..nrows {
+        // Rows are a stride apart, usually on different pages: the hardware prefetcher does
+        // not follow them.
+        prefetch::<S>(d.wrapping_add((i + PREFETCH_ROWS) * stride + w));
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let row = d.add(i * stride + w);
+            let ix = idx.add(i * idx_stride);
+            let mut acc = [L::load(row); MAX_LANES];
+            for (v, x) in acc.iter_mut().enumerate().take(nv).skip(1) {
+                *x = L::load(row.add(v * L::WORDS));
+            }
+            for (a, &t) in active.iter().enumerate() {
+                let e = tp.add((a * 256 + index_byte(ix, t as usize)) * S);
+                for (v, x) in acc.iter_mut().enumerate().take(nv) {
+                    *x = x.xor(L::load(e.add(v * L::WORDS)));
+                }
+            }
+            for (v, x) in acc.iter().enumerate().take(nv) {
+                x.store(row.add(v * L::WORDS));
+            }
+        }
+    }
+}
+
+/// Byte `t` of the index row at `ix`.
+#[inline(always)]
+unsafe fn index_byte(ix: *const u64, t: usize) -> usize {
+    // SAFETY: the caller guarantees the index row holds byte t.
+    unsafe { ((*ix.add(t / 8) >> (8 * (t % 8))) & 0xff) as usize }
+}
+
+/// The row loop in the widest lanes available to an instruction set that divide `S`.
 trait Rows {
     /// # Safety
-    /// Every row segment, index row and table entry addressed must be in bounds.
+    /// As [`row_loop`].
     #[allow(clippy::too_many_arguments)]
     unsafe fn apply<const S: usize>(
         d: *mut u64,
@@ -357,14 +458,7 @@ trait Rows {
     );
 }
 
-/// Byte `t` of the index row at `ix`.
-#[inline(always)]
-unsafe fn index_byte(ix: *const u64, t: usize) -> usize {
-    // SAFETY: the caller guarantees the index row holds byte t.
-    unsafe { ((*ix.add(t / 8) >> (8 * (t % 8))) & 0xff) as usize }
-}
-
-/// Portable row loop (scalar words).
+/// Baseline: SSE2 lanes on x86-64, words elsewhere.
 struct Portable;
 
 impl Rows for Portable {
@@ -379,39 +473,90 @@ impl Rows for Portable {
         active: &[u32],
         tp: *const u64,
     ) {
-        for i in 0..nrows {
-            // SAFETY: forwarded from the caller.
-            unsafe {
-                let row = d.add(i * stride + w);
-                let ix = idx.add(i * idx_stride);
-                let mut acc = [0u64; S];
-                for (k, x) in acc.iter_mut().enumerate() {
-                    *x = *row.add(k);
-                }
-                for (a, &t) in active.iter().enumerate() {
-                    let e = tp.add((a * 256 + index_byte(ix, t as usize)) * S);
-                    for (k, x) in acc.iter_mut().enumerate() {
-                        *x ^= *e.add(k);
-                    }
-                }
-                for (k, x) in acc.iter().enumerate() {
-                    *row.add(k) = *x;
-                }
+        // SAFETY: forwarded from the caller; SSE2 is part of x86-64.
+        unsafe {
+            #[cfg(target_arch = "x86_64")]
+            if S % 2 == 0 {
+                return row_loop::<x86::Sse2, S>(d, stride, nrows, w, idx, idx_stride, active, tp);
             }
+            row_loop::<u64, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::PREFETCH_ROWS;
-    use super::{AddMul, Dest, Portable, Rows, addmul_impl, index_byte};
+    use super::{AddMul, Dest, Lane, Portable, Rows, addmul_impl, row_loop};
     use core::arch::x86_64::{
-        __m256i, __m512i, _MM_HINT_T0, _mm_prefetch, _mm256_loadu_si256, _mm256_storeu_si256,
-        _mm256_xor_si256, _mm512_loadu_si512, _mm512_storeu_si512, _mm512_xor_si512,
+        __m128i, __m256i, __m512i, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+        _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512,
+        _mm512_storeu_si512, _mm512_xor_si512,
     };
 
-    /// Row loop on 512-bit vectors (segments of 8 words; narrower ones use the portable loop).
+    macro_rules! lane {
+        ($name:ident, $ty:ty, $words:literal, $feature:literal, $load:ident, $store:ident, $xor:ident) => {
+            #[derive(Clone, Copy)]
+            pub(super) struct $name($ty);
+
+            impl $name {
+                #[target_feature(enable = $feature)]
+                #[inline]
+                fn xor_raw(a: $ty, b: $ty) -> $ty {
+                    $xor(a, b)
+                }
+            }
+
+            impl Lane for $name {
+                const WORDS: usize = $words;
+                #[inline(always)]
+                unsafe fn load(p: *const u64) -> Self {
+                    // SAFETY: forwarded from the caller, who runs on a CPU with the feature.
+                    $name(unsafe { $load(p.cast()) })
+                }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut u64) {
+                    // SAFETY: forwarded from the caller, who runs on a CPU with the feature.
+                    unsafe { $store(p.cast(), self.0) }
+                }
+                #[inline(always)]
+                fn xor(self, other: Self) -> Self {
+                    // SAFETY: values of this type only exist on a CPU with the feature (they
+                    // are created by `load`).
+                    $name(unsafe { Self::xor_raw(self.0, other.0) })
+                }
+            }
+        };
+    }
+
+    lane!(
+        Sse2,
+        __m128i,
+        2,
+        "sse2",
+        _mm_loadu_si128,
+        _mm_storeu_si128,
+        _mm_xor_si128
+    );
+    lane!(
+        Avx2Lane,
+        __m256i,
+        4,
+        "avx2",
+        _mm256_loadu_si256,
+        _mm256_storeu_si256,
+        _mm256_xor_si256
+    );
+    lane!(
+        Avx512Lane,
+        __m512i,
+        8,
+        "avx512f",
+        _mm512_loadu_si512,
+        _mm512_storeu_si512,
+        _mm512_xor_si512
+    );
+
+    /// Row loop on 512-bit vectors (segments of 8 or 16 words; narrower ones use the baseline).
     pub(super) struct Avx512;
 
     impl Rows for Avx512 {
@@ -426,50 +571,19 @@ mod x86 {
             active: &[u32],
             tp: *const u64,
         ) {
-            if S != 8 && S != 16 {
-                // SAFETY: forwarded from the caller.
-                return unsafe {
-                    Portable::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                };
-            }
-            for i in 0..nrows {
-                // SAFETY: forwarded from the caller; AVX-512F is enabled in every caller. The
-                // prefetched row is in bounds.
-                unsafe {
-                    if i + PREFETCH_ROWS < nrows {
-                        let ahead = d.add((i + PREFETCH_ROWS) * stride + w).cast::<i8>();
-                        _mm_prefetch::<_MM_HINT_T0>(ahead);
-                        if S == 16 {
-                            _mm_prefetch::<_MM_HINT_T0>(ahead.add(64));
-                        }
-                    }
-                    let row = d.add(i * stride + w).cast::<__m512i>();
-                    let ix = idx.add(i * idx_stride);
-                    let mut lo = _mm512_loadu_si512(row);
-                    let mut hi = if S == 16 {
-                        _mm512_loadu_si512(row.add(1))
-                    } else {
-                        lo
-                    };
-                    for (a, &t) in active.iter().enumerate() {
-                        let e = tp
-                            .add((a * 256 + index_byte(ix, t as usize)) * S)
-                            .cast::<__m512i>();
-                        lo = _mm512_xor_si512(lo, _mm512_loadu_si512(e));
-                        if S == 16 {
-                            hi = _mm512_xor_si512(hi, _mm512_loadu_si512(e.add(1)));
-                        }
-                    }
-                    _mm512_storeu_si512(row, lo);
-                    if S == 16 {
-                        _mm512_storeu_si512(row.add(1), hi);
-                    }
+            // SAFETY: forwarded from the caller; AVX-512F is enabled in every caller.
+            unsafe {
+                if S % 8 == 0 {
+                    row_loop::<Avx512Lane, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
+                } else {
+                    Avx2::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
                 }
             }
         }
     }
 
-    /// Row loop on 256-bit vectors (segments of 4 or 8 words).
+    /// Row loop on 256-bit vectors (segments of 4, 8 or 16 words; narrower ones use the
+    /// baseline).
     pub(super) struct Avx2;
 
     impl Rows for Avx2 {
@@ -484,41 +598,12 @@ mod x86 {
             active: &[u32],
             tp: *const u64,
         ) {
-            if S != 8 && S != 4 {
-                // SAFETY: forwarded from the caller.
-                return unsafe {
+            // SAFETY: forwarded from the caller; AVX2 is enabled in every caller.
+            unsafe {
+                if S % 4 == 0 {
+                    row_loop::<Avx2Lane, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
+                } else {
                     Portable::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                };
-            }
-            for i in 0..nrows {
-                // SAFETY: forwarded from the caller; AVX2 is enabled in every caller. The
-                // prefetched row is in bounds.
-                unsafe {
-                    if i + PREFETCH_ROWS < nrows {
-                        let ahead = d.add((i + PREFETCH_ROWS) * stride + w).cast::<i8>();
-                        _mm_prefetch::<_MM_HINT_T0>(ahead);
-                    }
-                    let row = d.add(i * stride + w).cast::<__m256i>();
-                    let ix = idx.add(i * idx_stride);
-                    let mut lo = _mm256_loadu_si256(row);
-                    let mut hi = if S == 8 {
-                        _mm256_loadu_si256(row.add(1))
-                    } else {
-                        lo
-                    };
-                    for (a, &t) in active.iter().enumerate() {
-                        let e = tp
-                            .add((a * 256 + index_byte(ix, t as usize)) * S)
-                            .cast::<__m256i>();
-                        lo = _mm256_xor_si256(lo, _mm256_loadu_si256(e));
-                        if S == 8 {
-                            hi = _mm256_xor_si256(hi, _mm256_loadu_si256(e.add(1)));
-                        }
-                    }
-                    _mm256_storeu_si256(row, lo);
-                    if S == 8 {
-                        _mm256_storeu_si256(row.add(1), hi);
-                    }
                 }
             }
         }
