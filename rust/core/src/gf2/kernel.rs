@@ -236,7 +236,7 @@ fn dispatch<const S: usize>(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratc
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { x86::addmul_avx2::<S>(dst, op, &active, tabs) },
         // SAFETY: bounds were checked above.
-        _ => unsafe { addmul_impl::<S, Portable>(dst, op, &active, tabs) },
+        _ => unsafe { addmul_impl::<S, BASELINE>(dst, op, &active, tabs) },
     }
 }
 
@@ -285,7 +285,7 @@ fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
 /// [`check_bounds`] must have passed for `dst` and `op`, and `tabs` must hold
 /// `active.len() * 256 * S` words.
 #[inline(always)]
-unsafe fn addmul_impl<const S: usize, R: Rows>(
+unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(
     dst: Dest<'_>,
     op: &AddMul<'_>,
     active: &[u32],
@@ -334,7 +334,17 @@ unsafe fn addmul_impl<const S: usize, R: Rows>(
             }
         }
         // SAFETY: rows, index rows and tables were checked to be in bounds.
-        unsafe { R::apply::<S>(d, stride, nrows, w, idx, op.idx_stride, active, tp) };
+        let seg = Segment {
+            d,
+            stride,
+            nrows,
+            w,
+            idx,
+            idx_stride: op.idx_stride,
+            active,
+            tp,
+        };
+        unsafe { apply_rows::<S, LEVEL>(&seg) };
         w += S;
     }
 }
@@ -386,6 +396,20 @@ fn prefetch<const S: usize>(p: *const u64) {
     let _ = p;
 }
 
+/// One segment's row loop: rows `0..nrows` of `d` (`stride` words apart), words `w..w + S`,
+/// index rows at `idx` (`idx_stride` words apart), tables at `tp` (one per active chunk).
+#[derive(Clone, Copy)]
+struct Segment<'a> {
+    d: *mut u64,
+    stride: usize,
+    nrows: usize,
+    w: usize,
+    idx: *const u64,
+    idx_stride: usize,
+    active: &'a [u32],
+    tp: *const u64,
+}
+
 /// Most vectors a segment may hold (16 words in `u64` lanes).
 const MAX_LANES: usize = 16;
 
@@ -395,18 +419,18 @@ const MAX_LANES: usize = 16;
 /// # Safety
 /// Every row segment, index row and table entry addressed must be in bounds, and the CPU must
 /// support the instructions of `L`.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn row_loop<L: Lane, const S: usize>(
-    d: *mut u64,
-    stride: usize,
-    nrows: usize,
-    w: usize,
-    idx: *const u64,
-    idx_stride: usize,
-    active: &[u32],
-    tp: *const u64,
-) {
+unsafe fn row_loop<L: Lane, const S: usize>(seg: &Segment<'_>) {
+    let Segment {
+        d,
+        stride,
+        nrows,
+        w,
+        idx,
+        idx_stride,
+        active,
+        tp,
+    } = *seg;
     let nv = S / L::WORDS;
     debug_assert!(nv * L::WORDS == S && nv <= MAX_LANES);
     for i in 0..nrows {
@@ -441,52 +465,39 @@ unsafe fn index_byte(ix: *const u64, t: usize) -> usize {
     unsafe { ((*ix.add(t / 8) >> (8 * (t % 8))) & 0xff) as usize }
 }
 
-/// The row loop in the widest lanes available to an instruction set that divide `S`.
-trait Rows {
-    /// # Safety
-    /// As [`row_loop`].
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn apply<const S: usize>(
-        d: *mut u64,
-        stride: usize,
-        nrows: usize,
-        w: usize,
-        idx: *const u64,
-        idx_stride: usize,
-        active: &[u32],
-        tp: *const u64,
-    );
-}
+/// Instruction-set levels of the kernel: the widest lanes the row loop may use.
+const BASELINE: u8 = 0;
+const AVX2: u8 = 1;
+const AVX512: u8 = 2;
 
-/// Baseline: SSE2 lanes on x86-64, words elsewhere.
-struct Portable;
-
-impl Rows for Portable {
-    #[inline(always)]
-    unsafe fn apply<const S: usize>(
-        d: *mut u64,
-        stride: usize,
-        nrows: usize,
-        w: usize,
-        idx: *const u64,
-        idx_stride: usize,
-        active: &[u32],
-        tp: *const u64,
-    ) {
-        // SAFETY: forwarded from the caller; SSE2 is part of x86-64.
-        unsafe {
-            #[cfg(target_arch = "x86_64")]
-            if S % 2 == 0 {
-                return row_loop::<x86::Sse2, S>(d, stride, nrows, w, idx, idx_stride, active, tp);
+/// The row loop in the widest lanes of level `LEVEL` that divide `S` (SSE2 is part of x86-64;
+/// words elsewhere).
+///
+/// # Safety
+/// As [`row_loop`]; the CPU must support level `LEVEL`.
+#[inline(always)]
+unsafe fn apply_rows<const S: usize, const LEVEL: u8>(seg: &Segment<'_>) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if LEVEL >= AVX512 && S.is_multiple_of(8) {
+                return row_loop::<x86::Avx512Lane, S>(seg);
             }
-            row_loop::<u64, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
+            if LEVEL >= AVX2 && S.is_multiple_of(4) {
+                return row_loop::<x86::Avx2Lane, S>(seg);
+            }
+            if S.is_multiple_of(2) {
+                return row_loop::<x86::Sse2, S>(seg);
+            }
         }
+        row_loop::<u64, S>(seg)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{AddMul, Dest, Lane, Portable, Rows, addmul_impl, row_loop};
+    use super::{AVX2, AVX512, AddMul, Dest, Lane, addmul_impl};
     use core::arch::x86_64::{
         __m128i, __m256i, __m512i, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
         _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512,
@@ -556,84 +567,26 @@ mod x86 {
         _mm512_xor_si512
     );
 
-    /// Row loop on 512-bit vectors (segments of 8 or 16 words; narrower ones use the baseline).
-    pub(super) struct Avx512;
-
-    impl Rows for Avx512 {
-        #[inline(always)]
-        unsafe fn apply<const S: usize>(
-            d: *mut u64,
-            stride: usize,
-            nrows: usize,
-            w: usize,
-            idx: *const u64,
-            idx_stride: usize,
-            active: &[u32],
-            tp: *const u64,
-        ) {
-            // SAFETY: forwarded from the caller; AVX-512F is enabled in every caller.
-            unsafe {
-                if S % 8 == 0 {
-                    row_loop::<Avx512Lane, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                } else {
-                    Avx2::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                }
+    /// The kernel compiled for an instruction set.
+    macro_rules! with_features {
+        ($name:ident, $feature:literal, $level:expr) => {
+            /// # Safety
+            /// As [`addmul_impl`], on a CPU with the feature.
+            #[target_feature(enable = $feature)]
+            pub(super) unsafe fn $name<const S: usize>(
+                dst: Dest<'_>,
+                op: &AddMul<'_>,
+                active: &[u32],
+                tabs: &mut [u64],
+            ) {
+                // SAFETY: forwarded from the caller.
+                unsafe { addmul_impl::<S, { $level }>(dst, op, active, tabs) }
             }
-        }
+        };
     }
 
-    /// Row loop on 256-bit vectors (segments of 4, 8 or 16 words; narrower ones use the
-    /// baseline).
-    pub(super) struct Avx2;
-
-    impl Rows for Avx2 {
-        #[inline(always)]
-        unsafe fn apply<const S: usize>(
-            d: *mut u64,
-            stride: usize,
-            nrows: usize,
-            w: usize,
-            idx: *const u64,
-            idx_stride: usize,
-            active: &[u32],
-            tp: *const u64,
-        ) {
-            // SAFETY: forwarded from the caller; AVX2 is enabled in every caller.
-            unsafe {
-                if S % 4 == 0 {
-                    row_loop::<Avx2Lane, S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                } else {
-                    Portable::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                }
-            }
-        }
-    }
-
-    /// # Safety
-    /// As [`addmul_impl`], on a CPU with AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn addmul_avx512<const S: usize>(
-        dst: Dest<'_>,
-        op: &AddMul<'_>,
-        active: &[u32],
-        tabs: &mut [u64],
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { addmul_impl::<S, Avx512>(dst, op, active, tabs) }
-    }
-
-    /// # Safety
-    /// As [`addmul_impl`], on a CPU with AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn addmul_avx2<const S: usize>(
-        dst: Dest<'_>,
-        op: &AddMul<'_>,
-        active: &[u32],
-        tabs: &mut [u64],
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { addmul_impl::<S, Avx2>(dst, op, active, tabs) }
-    }
+    with_features!(addmul_avx512, "avx512f", AVX512);
+    with_features!(addmul_avx2, "avx2", AVX2);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -820,10 +773,10 @@ mod tests {
                     }
                 };
             }
-            check!(addmul_impl::<1, Portable>, 1);
-            check!(addmul_impl::<2, Portable>, 2);
-            check!(addmul_impl::<4, Portable>, 4);
-            check!(addmul_impl::<8, Portable>, 8);
+            check!(addmul_impl::<1, BASELINE>, 1);
+            check!(addmul_impl::<2, BASELINE>, 2);
+            check!(addmul_impl::<4, BASELINE>, 4);
+            check!(addmul_impl::<8, BASELINE>, 8);
             #[cfg(target_arch = "x86_64")]
             {
                 if std::is_x86_feature_detected!("avx2") {
@@ -840,7 +793,7 @@ mod tests {
                     check_bounds::<WIDE>(&d, op);
                     let mut tabs = vec![0u64; active.len() * 256 * WIDE];
                     // SAFETY: bounds checked above.
-                    unsafe { addmul_impl::<WIDE, Portable>(d, op, &active, &mut tabs) }
+                    unsafe { addmul_impl::<WIDE, BASELINE>(d, op, &active, &mut tabs) }
                 });
                 assert_eq!(got, want, "portable wide");
                 #[cfg(target_arch = "x86_64")]
