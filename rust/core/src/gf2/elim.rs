@@ -42,7 +42,9 @@ const STRIP: usize = 256;
 /// Words per strip.
 const STRIP_WORDS: usize = STRIP / 64;
 
-/// Matrices with fewer rows or columns than this use textbook elimination.
+/// Matrices with fewer rows than this use textbook elimination (with more rows, the blocked
+/// elimination wins whatever the number of columns: each row is then touched once per strip
+/// rather than once per pivot).
 const BLOCKED_MIN: usize = 128;
 
 /// One strip of the forward pass: its pivot rows are `row0..row0 + pivots.len()` and its pivot
@@ -58,7 +60,7 @@ struct Strip {
 /// right-hand sides). Returns the pivot columns in increasing order.
 pub(crate) fn rref_limited(a: &mut Matrix, limit: usize) -> Vec<usize> {
     let limit = limit.min(a.cols());
-    if a.rows() < BLOCKED_MIN || limit < BLOCKED_MIN {
+    if a.rows() < BLOCKED_MIN {
         return rref_naive(a, limit);
     }
     let mut scratch = Scratch::default();
@@ -74,7 +76,7 @@ pub(crate) fn rref_limited(a: &mut Matrix, limit: usize) -> Vec<usize> {
 /// The rank of `a` (destroyed: it is left in a row echelon form).
 pub(crate) fn rank_destructive(a: &mut Matrix) -> usize {
     let limit = a.cols();
-    if a.rows() < BLOCKED_MIN || limit < BLOCKED_MIN {
+    if a.rows() < BLOCKED_MIN {
         return rref_naive(a, limit).len();
     }
     let mut scratch = Scratch::default();
