@@ -18,9 +18,11 @@ Algorithms (Rust core, ``privlearn_core::gf2``)
   Pernet, "Efficient dense Gaussian elimination over the field with two elements",
   arXiv:1111.6549), and the rows below receive the strip's pivot rows through a Four-Russians
   product (M4RM) with one 256-entry table per byte of the strip, built per cache-sized column
-  segment. The reduced form is finished by a triangular solve on the free columns only. Cost
-  ``O(n^3 / log n)`` word operations for an ``n x n`` matrix; vectorised with AVX-512 or AVX2
-  when the CPU has them (chosen at run time; the result does not depend on it).
+  segment. The reduced form is finished by a triangular solve on the free columns only. For a
+  random ``n x n`` matrix this is about ``n^3 / 3`` bit operations done eight bits of the inner
+  dimension per table lookup, i.e. ``n^3 / 1536`` 64-bit XORs; vectorised with AVX-512 or AVX2
+  when the CPU has them (chosen at run time), and large updates are split over threads
+  (rayon; ``RAYON_NUM_THREADS`` sets their number). The result never depends on either.
 * Multiplication (``@``): M4RM (Albrecht, Bard and Hart, "Efficient multiplication of dense
   matrices over GF(2)", ACM TOMS 37(1), 2010, arXiv:0811.1714), eight-bit tables, 32 tables per
   pass over the destination.
