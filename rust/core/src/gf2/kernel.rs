@@ -10,14 +10,17 @@
 //! same kernel with the index bytes read from the pivot columns themselves (Bard's M4RI), so a
 //! source may be missing for a bit (a non-pivot column), and then contributes nothing.
 //!
-//! Cache blocking: the destination columns are processed in segments of `S` words (one or two
+//! Cache blocking: the destination columns are processed in segments of `S` words (up to two
 //! 512-bit vectors); for each segment the tables of all chunks are built once (`chunks * 256 * S`
-//! words, sized to stay in the L2 cache), then every destination row is loaded once, receives
-//! one table entry per chunk in registers, and is stored once.
+//! words, at most 1 MiB, sized to stay in the L2 cache), then every destination row is loaded
+//! once, receives one table entry per chunk in registers, and is stored once; the row a few rows
+//! ahead is prefetched (rows are a stride apart, on different pages, which the hardware
+//! prefetcher does not follow).
 //!
-//! The inner loops are plain Rust on fixed-size arrays; the function is compiled three times
-//! (AVX-512, AVX2, baseline) and the widest instruction set the CPU supports is chosen at run
-//! time, so results never depend on the CPU.
+//! The row loop is written once over a lane type (512-bit AVX-512, 256-bit AVX2, 128-bit SSE2,
+//! or plain words) and compiled for each instruction set; the widest one the CPU supports is
+//! chosen at run time. Large products are split by rows over rayon's threads. Neither choice
+//! changes the result.
 
 use rayon::prelude::*;
 
