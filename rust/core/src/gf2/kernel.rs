@@ -33,10 +33,11 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// take 1 MiB, which fits the L2 cache of current x86 cores).
 const WIDE: usize = 16;
 
-/// Products are split over threads only with at least this many rows per part...
-const PAR_MIN_ROWS: usize = 512;
-/// ... and this much work (destination words times chunks, about one XOR of a word each).
+/// Products are split over threads only with this much work (destination words times active
+/// chunks, about one XOR of a word each)...
 const PAR_MIN_WORK: usize = 1 << 24;
+/// ... and, when split by rows, with at least this many rows per part.
+const PAR_MIN_ROWS: usize = 512;
 
 /// How many rows ahead the row loops prefetch the destination segment.
 const PREFETCH_ROWS: usize = 6;
@@ -103,125 +104,72 @@ fn segment_words(dst_stride: usize, src_stride: usize, w0: usize, src_w0: usize)
 
 /// `D[i] ^= sum_t T_t[byte_t(I[i])]` (see the module documentation).
 ///
-/// Requirements (checked): every index row has `chunks` bytes; the segments of `S` words
-/// starting at `w0` stay inside each destination and source row's stride, which holds when
-/// `w0` and `src_w0` are aligned to the segment width (the strides are multiples of it).
+/// Requirements (checked, panics otherwise): every index row has `chunks` bytes; the segments
+/// starting at `w0` stay inside each destination and source row's stride, which holds when `w0`
+/// and `src_w0` are aligned to the segment width (the strides are multiples of it); destination
+/// and source words past `w1` inside the last segment are zero padding.
 ///
-/// Large products are split by rows over rayon's threads (each part builds its own tables); the
+/// Large products are split over rayon's threads: by columns (groups of segments, each with its
+/// own tables, so nothing is built twice) when the rows are wide enough, else by rows. The
 /// result does not depend on the number of threads.
 pub(crate) fn addmul(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
-    addmul_split(dst, op, scratch, PAR_MIN_ROWS, PAR_MIN_WORK);
+    addmul_split(dst, op, scratch, PAR_MIN_WORK, PAR_MIN_ROWS);
 }
+
+/// Segments of `s` words covering destination words `w0..w1` (the last segment may extend
+/// into the padding), aligned with source word `src_w0`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    s: usize,
+    w0: usize,
+    w1: usize,
+    src_w0: usize,
+}
+
+impl Run {
+    fn segments(&self) -> usize {
+        (self.w1 - self.w0).div_ceil(self.s)
+    }
+
+    /// Segments `a..b` of this run.
+    fn sub(&self, a: usize, b: usize) -> Run {
+        Run {
+            s: self.s,
+            w0: self.w0 + a * self.s,
+            w1: (self.w0 + b * self.s).min(self.w1),
+            src_w0: self.src_w0 + a * self.s,
+        }
+    }
+}
+
+/// One piece of work: rows `r0..r1` of the segments of `run`.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    r0: usize,
+    r1: usize,
+    run: Run,
+}
+
+/// The destination base pointer, shared by parts that write disjoint words.
+#[derive(Clone, Copy)]
+struct Shared(*mut u64);
+// SAFETY: the parts of one product write disjoint words (different rows or different
+// segments) and nothing else accesses the buffer while they run.
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
 
 /// [`addmul`] with explicit thresholds for the split over threads.
 fn addmul_split(
     dst: Dest<'_>,
     op: &AddMul<'_>,
     scratch: &mut Scratch,
-    min_rows: usize,
     min_work: usize,
+    min_rows: usize,
 ) {
     if dst.nrows == 0 || dst.w1 <= dst.w0 || op.chunks == 0 {
         return;
     }
-    let threads = rayon::current_num_threads();
-    let work = dst.nrows * (dst.w1 - dst.w0) * op.chunks;
-    if threads > 1 && dst.nrows >= 2 * min_rows && work >= min_work {
-        let parts = threads.min(dst.nrows / min_rows);
-        let per = dst.nrows.div_ceil(parts);
-        let Dest {
-            mut words,
-            stride,
-            nrows,
-            w0,
-            w1,
-        } = dst;
-        let mut jobs = Vec::with_capacity(parts);
-        let mut start = 0;
-        while start < nrows {
-            let rows = per.min(nrows - start);
-            let chunk = if start + rows < nrows {
-                let (head, tail) = std::mem::take(&mut words).split_at_mut(rows * stride);
-                words = tail;
-                head
-            } else {
-                std::mem::take(&mut words)
-            };
-            jobs.push((start, rows, chunk));
-            start += rows;
-        }
-        jobs.into_par_iter().for_each(|(start, rows, chunk)| {
-            let part = AddMul {
-                idx: &op.idx[start * op.idx_stride..],
-                ..*op
-            };
-            let dst = Dest {
-                words: chunk,
-                stride,
-                nrows: rows,
-                w0,
-                w1,
-            };
-            addmul_serial(dst, &part, &mut Scratch::default());
-        });
-        return;
-    }
-    addmul_serial(dst, op, scratch);
-}
-
-/// [`addmul`] on the calling thread.
-fn addmul_serial(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
-    let s = segment_words(dst.stride, op.src_stride, dst.w0, op.src_w0);
-    if s == 8 && dst.w1 - dst.w0 >= WIDE {
-        // Wide rows: segments of WIDE words (two 512-bit vectors) for the bulk, then one
-        // segment of 8 words for the remainder (which stays inside the strides).
-        let bulk = (dst.w1 - dst.w0) / WIDE * WIDE;
-        let Dest {
-            words,
-            stride,
-            nrows,
-            w0,
-            w1,
-        } = dst;
-        dispatch::<WIDE>(
-            Dest {
-                words: &mut *words,
-                stride,
-                nrows,
-                w0,
-                w1: w0 + bulk,
-            },
-            op,
-            scratch,
-        );
-        if w0 + bulk < w1 {
-            let rest = AddMul {
-                src_w0: op.src_w0 + bulk,
-                ..*op
-            };
-            dispatch::<8>(
-                Dest {
-                    words,
-                    stride,
-                    nrows,
-                    w0: w0 + bulk,
-                    w1,
-                },
-                &rest,
-                scratch,
-            );
-        }
-        return;
-    }
-    match s {
-        8 => dispatch::<8>(dst, op, scratch),
-        4 => dispatch::<4>(dst, op, scratch),
-        2 => dispatch::<2>(dst, op, scratch),
-        _ => dispatch::<1>(dst, op, scratch),
-    }
-}
-
-fn dispatch<const S: usize>(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
     // The active chunks (with at least one source row).
     let active: Vec<u32> = (0..op.chunks)
         .filter(|&t| op.src_rows[8 * t..8 * t + 8].iter().any(|&r| r != NONE))
@@ -230,23 +178,165 @@ fn dispatch<const S: usize>(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratc
     if active.is_empty() {
         return;
     }
-    check_bounds::<S>(&dst, op);
-    let tabs = scratch.words(active.len() * 256 * S);
-    match isa() {
-        // SAFETY: the features were detected at run time; bounds were checked above.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::addmul_avx512::<S>(dst, op, &active, tabs) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::addmul_avx2::<S>(dst, op, &active, tabs) },
-        // SAFETY: bounds were checked above.
-        _ => unsafe { addmul_impl::<S, BASELINE>(dst, op, &active, tabs) },
+    // Runs: wide rows take segments of WIDE words (two 512-bit vectors) for the bulk and one
+    // segment of 8 words for the remainder (which stays inside the strides).
+    let s = segment_words(dst.stride, op.src_stride, dst.w0, op.src_w0);
+    let whole = Run {
+        s,
+        w0: dst.w0,
+        w1: dst.w1,
+        src_w0: op.src_w0,
+    };
+    let mut runs = Vec::with_capacity(2);
+    if s == 8 && dst.w1 - dst.w0 >= WIDE {
+        let bulk = (dst.w1 - dst.w0) / WIDE * WIDE;
+        runs.push(Run {
+            s: WIDE,
+            w1: dst.w0 + bulk,
+            ..whole
+        });
+        if bulk < dst.w1 - dst.w0 {
+            runs.push(Run {
+                s: 8,
+                w0: dst.w0 + bulk,
+                w1: dst.w1,
+                src_w0: op.src_w0 + bulk,
+            });
+        }
+    } else {
+        runs.push(whole);
+    }
+    for run in &runs {
+        check_bounds(&dst, op, run);
+    }
+    let (stride, nrows) = (dst.stride, dst.nrows);
+    let base = Shared(dst.words.as_mut_ptr());
+    let threads = rayon::current_num_threads();
+    let work = nrows * (dst.w1 - dst.w0) * active.len();
+    let segments: usize = runs.iter().map(Run::segments).sum();
+    let mut parts = Vec::new();
+    if threads > 1 && work >= min_work {
+        if segments >= 2 * threads {
+            // By columns: about four groups of segments per thread, for balance.
+            let groups = (4 * threads).min(segments);
+            for run in &runs {
+                let n = run.segments();
+                let k = (groups * n).div_ceil(segments).clamp(1, n);
+                for g in 0..k {
+                    let (a, b) = (g * n / k, (g + 1) * n / k);
+                    if a < b {
+                        parts.push(Part {
+                            r0: 0,
+                            r1: nrows,
+                            run: run.sub(a, b),
+                        });
+                    }
+                }
+            }
+        } else if nrows >= 2 * min_rows {
+            // By rows (each part builds its own tables).
+            let k = threads.min(nrows / min_rows);
+            for g in 0..k {
+                for run in &runs {
+                    parts.push(Part {
+                        r0: g * nrows / k,
+                        r1: (g + 1) * nrows / k,
+                        run: *run,
+                    });
+                }
+            }
+        }
+    }
+    if parts.len() > 1 {
+        parts.into_par_iter().for_each(|part| {
+            // Each worker keeps its table space between calls (at most 1 MiB).
+            thread_local! {
+                static TABLES: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+            }
+            TABLES.with(|cell| {
+                let mut fresh = Scratch::default();
+                let mut held = cell.try_borrow_mut();
+                let scratch = held.as_deref_mut().unwrap_or(&mut fresh);
+                // SAFETY: bounds were checked for every run over all rows; parts write
+                // disjoint words, and `dst.words` is not otherwise used until they finish.
+                unsafe { run_part(base, stride, part, op, &active, scratch) };
+            });
+        });
+    } else {
+        for run in runs {
+            let part = Part {
+                r0: 0,
+                r1: nrows,
+                run,
+            };
+            // SAFETY: bounds were checked for every run over all rows.
+            unsafe { run_part(base, stride, part, op, &active, scratch) };
+        }
     }
 }
 
-/// Panics unless every access of [`addmul_impl`] is in bounds.
-fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
-    let segs = (dst.w1 - dst.w0).div_ceil(S);
-    let dst_end = dst.w0 + segs * S;
+/// Runs one part on the calling thread, in the widest instruction set available.
+///
+/// # Safety
+/// [`check_bounds`] must have passed for the part's run over all rows of the destination at
+/// `base`, and no other thread may access the words the part writes.
+unsafe fn run_part(
+    base: Shared,
+    stride: usize,
+    part: Part,
+    op: &AddMul<'_>,
+    active: &[u32],
+    scratch: &mut Scratch,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match part.run.s {
+            16 => run_level::<16>(base, stride, part, op, active, scratch),
+            8 => run_level::<8>(base, stride, part, op, active, scratch),
+            4 => run_level::<4>(base, stride, part, op, active, scratch),
+            2 => run_level::<2>(base, stride, part, op, active, scratch),
+            _ => run_level::<1>(base, stride, part, op, active, scratch),
+        }
+    }
+}
+
+/// # Safety
+/// As [`run_part`], with `S == part.run.s`.
+unsafe fn run_level<const S: usize>(
+    base: Shared,
+    stride: usize,
+    part: Part,
+    op: &AddMul<'_>,
+    active: &[u32],
+    scratch: &mut Scratch,
+) {
+    let tabs = scratch.words(active.len() * 256 * S).as_mut_ptr();
+    let job = Job {
+        d: base.0.wrapping_add(part.r0 * stride),
+        stride,
+        nrows: part.r1 - part.r0,
+        run: part.run,
+        idx: op.idx[part.r0 * op.idx_stride..].as_ptr(),
+        op,
+        active,
+        tabs,
+    };
+    // SAFETY: forwarded from the caller; the features were detected at run time.
+    unsafe {
+        match isa() {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => x86::addmul_avx512::<S>(&job),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => x86::addmul_avx2::<S>(&job),
+            _ => addmul_impl::<S, BASELINE>(&job),
+        }
+    }
+}
+
+/// Panics unless every access of [`addmul_impl`] for `run` over all rows is in bounds.
+fn check_bounds(dst: &Dest<'_>, op: &AddMul<'_>, run: &Run) {
+    let span = run.segments() * run.s;
+    let dst_end = run.w0 + span;
     assert!(
         dst_end <= dst.stride,
         "segment exceeds the destination stride"
@@ -255,7 +345,7 @@ fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
         (dst.nrows - 1) * dst.stride + dst_end <= dst.words.len(),
         "destination rows out of bounds"
     );
-    let src_end = op.src_w0 + segs * S;
+    let src_end = run.src_w0 + span;
     assert!(
         src_end <= op.src_stride,
         "segment exceeds the source stride"
@@ -282,32 +372,41 @@ fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
     );
 }
 
+/// Everything one call of the kernel needs, as raw pointers: destination rows `0..nrows` at
+/// `d`, the run's words of each, index rows at `idx`, and table space at `tabs`.
+struct Job<'a> {
+    d: *mut u64,
+    stride: usize,
+    nrows: usize,
+    run: Run,
+    idx: *const u64,
+    op: &'a AddMul<'a>,
+    active: &'a [u32],
+    tabs: *mut u64,
+}
+
 /// The kernel. Tables: `active.len()` tables of 256 entries of `S` words, rebuilt per segment.
 ///
 /// # Safety
-/// [`check_bounds`] must have passed for `dst` and `op`, and `tabs` must hold
-/// `active.len() * 256 * S` words.
+/// [`check_bounds`] must have passed for the job's run over its rows, `tabs` must hold
+/// `active.len() * 256 * S` words, and no other thread may access the words written.
 #[inline(always)]
-unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(
-    dst: Dest<'_>,
-    op: &AddMul<'_>,
-    active: &[u32],
-    tabs: &mut [u64],
-) {
-    let Dest {
-        words,
+unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(job: &Job<'_>) {
+    let Job {
+        d,
         stride,
         nrows,
-        w0,
-        w1,
-    } = dst;
-    let d = words.as_mut_ptr();
+        run,
+        idx,
+        op,
+        active,
+        tabs: tp,
+    } = *job;
+    debug_assert_eq!(run.s, S);
     let src = op.src.as_ptr();
-    let idx = op.idx.as_ptr();
-    let tp = tabs.as_mut_ptr();
-    let mut w = w0;
-    while w < w1 {
-        let sw = w - w0 + op.src_w0;
+    let mut w = run.w0;
+    while w < run.w1 {
+        let sw = w - run.w0 + run.src_w0;
         // Build the tables of this segment: entry v = entry (v & (v - 1)) ^ source(lowest bit).
         for (a, &t) in active.iter().enumerate() {
             let t = t as usize;
@@ -336,7 +435,6 @@ unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(
                 }
             }
         }
-        // SAFETY: rows, index rows and tables were checked to be in bounds.
         let seg = Segment {
             d,
             stride,
@@ -347,6 +445,7 @@ unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(
             active,
             tp,
         };
+        // SAFETY: rows, index rows and tables were checked to be in bounds.
         unsafe { apply_rows::<S, LEVEL>(&seg) };
         w += S;
     }
@@ -500,7 +599,7 @@ unsafe fn apply_rows<const S: usize, const LEVEL: u8>(seg: &Segment<'_>) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{AVX2, AVX512, AddMul, Dest, Lane, addmul_impl};
+    use super::{AVX2, AVX512, Job, Lane, addmul_impl};
     use core::arch::x86_64::{
         __m128i, __m256i, __m512i, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
         _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512,
@@ -576,14 +675,9 @@ mod x86 {
             /// # Safety
             /// As [`addmul_impl`], on a CPU with the feature.
             #[target_feature(enable = $feature)]
-            pub(super) unsafe fn $name<const S: usize>(
-                dst: Dest<'_>,
-                op: &AddMul<'_>,
-                active: &[u32],
-                tabs: &mut [u64],
-            ) {
+            pub(super) unsafe fn $name<const S: usize>(job: &Job<'_>) {
                 // SAFETY: forwarded from the caller.
-                unsafe { addmul_impl::<S, { $level }>(dst, op, active, tabs) }
+                unsafe { addmul_impl::<S, { $level }>(job) }
             }
         };
     }
@@ -748,66 +842,98 @@ mod tests {
         }
     }
 
+    /// Runs the kernel `f` on `p` with segments of `s` words over the whole range.
+    fn with_job(p: &Problem, s: usize, f: impl FnOnce(&Job<'_>)) -> Vec<u64> {
+        let mut d = p.dst.clone();
+        let op = p.op();
+        let active: Vec<u32> = (0..p.chunks as u32)
+            .filter(|&t| {
+                p.src_rows[8 * t as usize..8 * t as usize + 8]
+                    .iter()
+                    .any(|&r| r != NONE)
+            })
+            .collect();
+        let run = Run {
+            s,
+            w0: p.w0,
+            w1: p.w1,
+            src_w0: p.w0,
+        };
+        let dst = Dest {
+            words: &mut d,
+            stride: p.stride,
+            nrows: p.nrows,
+            w0: p.w0,
+            w1: p.w1,
+        };
+        check_bounds(&dst, &op, &run);
+        let mut tabs = vec![0u64; active.len() * 256 * s];
+        let job = Job {
+            d: dst.words.as_mut_ptr(),
+            stride: p.stride,
+            nrows: p.nrows,
+            run,
+            idx: op.idx.as_ptr(),
+            op: &op,
+            active: &active,
+            tabs: tabs.as_mut_ptr(),
+        };
+        f(&job);
+        d
+    }
+
     #[test]
     fn every_instruction_set_agrees() {
         let mut rng = Rng::from_seed(2);
         for (nrows, stride, w0, w1, chunks) in shapes() {
             let p = problem(&mut rng, nrows, stride, w0, w1, chunks);
             let want = p.expected();
-            let active: Vec<u32> = (0..chunks as u32)
-                .filter(|&t| {
-                    p.src_rows[8 * t as usize..8 * t as usize + 8]
-                        .iter()
-                        .any(|&r| r != NONE)
-                })
-                .collect();
             let s = segment_words(stride, stride, w0, w0);
+            // SAFETY (every call below): `with_job` checked the bounds; each instruction set is
+            // used only when detected.
             macro_rules! check {
-                ($f:expr, $s:literal) => {
-                    if s == $s {
-                        let got = p.run(|d, op| {
-                            check_bounds::<$s>(&d, op);
-                            let mut tabs = vec![0u64; active.len() * 256 * $s];
-                            // SAFETY: bounds checked above; the features are detected by the
-                            // caller of each arm.
-                            unsafe { $f(d, op, &active, &mut tabs) }
-                        });
-                        assert_eq!(got, want, "segment {}", $s);
-                    }
-                };
+                ($f:expr, $s:expr) => {{
+                    assert_eq!(
+                        with_job(&p, $s, |j| unsafe { $f(j) }),
+                        want,
+                        "segment {}",
+                        $s
+                    );
+                }};
             }
-            check!(addmul_impl::<1, BASELINE>, 1);
-            check!(addmul_impl::<2, BASELINE>, 2);
-            check!(addmul_impl::<4, BASELINE>, 4);
-            check!(addmul_impl::<8, BASELINE>, 8);
+            match s {
+                1 => check!(addmul_impl::<1, BASELINE>, 1),
+                2 => check!(addmul_impl::<2, BASELINE>, 2),
+                4 => check!(addmul_impl::<4, BASELINE>, 4),
+                _ => check!(addmul_impl::<8, BASELINE>, 8),
+            }
+            let wide = s == 8 && w1 > w0 && (w1 - w0) % WIDE == 0;
+            if wide {
+                check!(addmul_impl::<WIDE, BASELINE>, WIDE);
+            }
             #[cfg(target_arch = "x86_64")]
             {
                 if std::is_x86_feature_detected!("avx2") {
-                    check!(x86::addmul_avx2::<4>, 4);
-                    check!(x86::addmul_avx2::<8>, 8);
+                    match s {
+                        1 => check!(x86::addmul_avx2::<1>, 1),
+                        2 => check!(x86::addmul_avx2::<2>, 2),
+                        4 => check!(x86::addmul_avx2::<4>, 4),
+                        _ => check!(x86::addmul_avx2::<8>, 8),
+                    }
+                    if wide {
+                        check!(x86::addmul_avx2::<WIDE>, WIDE);
+                    }
                 }
                 if std::is_x86_feature_detected!("avx512f") {
-                    check!(x86::addmul_avx512::<8>, 8);
-                }
-            }
-            // The wide segments, where the shape allows them.
-            if s == 8 && (w1 - w0) % WIDE == 0 && w1 > w0 {
-                let got = p.run(|d, op| {
-                    check_bounds::<WIDE>(&d, op);
-                    let mut tabs = vec![0u64; active.len() * 256 * WIDE];
-                    // SAFETY: bounds checked above.
-                    unsafe { addmul_impl::<WIDE, BASELINE>(d, op, &active, &mut tabs) }
-                });
-                assert_eq!(got, want, "portable wide");
-                #[cfg(target_arch = "x86_64")]
-                if std::is_x86_feature_detected!("avx512f") {
-                    let got = p.run(|d, op| {
-                        check_bounds::<WIDE>(&d, op);
-                        let mut tabs = vec![0u64; active.len() * 256 * WIDE];
-                        // SAFETY: bounds checked above; AVX-512F detected.
-                        unsafe { x86::addmul_avx512::<WIDE>(d, op, &active, &mut tabs) }
-                    });
-                    assert_eq!(got, want, "avx512 wide");
+                    match s {
+                        1 => check!(x86::addmul_avx512::<1>, 1),
+                        2 => check!(x86::addmul_avx512::<2>, 2),
+                        4 => check!(x86::addmul_avx512::<4>, 4),
+                        _ => check!(x86::addmul_avx512::<8>, 8),
+                    }
+                    if wide {
+                        check!(x86::addmul_avx512::<WIDE>, WIDE);
+                    }
                 }
             }
         }
