@@ -87,8 +87,8 @@ impl Scratch {
     }
 }
 
-/// The segment width (in words) used for a destination: two 512-bit vectors for wide rows when
-/// the strides allow it, else the largest power of two up to 8 that divides both strides.
+/// The segment width (in words): the largest power of two up to 8 that divides both strides and
+/// both start words (with 8, the bulk of wide rows then takes segments of [`WIDE`] words).
 fn segment_words(dst_stride: usize, src_stride: usize, w0: usize, src_w0: usize) -> usize {
     for s in [8usize, 4, 2, 1] {
         if dst_stride.is_multiple_of(s)
