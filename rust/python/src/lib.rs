@@ -6,6 +6,7 @@
 mod convert;
 mod errors;
 mod expmech;
+mod gf2;
 mod mechanisms;
 mod rng;
 mod tardos;
@@ -16,6 +17,11 @@ use pyo3::prelude::*;
 mod _core {
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
+    #[pymodule_export]
+    use crate::gf2::{
+        gf2_inverse, gf2_mul, gf2_nullspace, gf2_random, gf2_rank, gf2_rref, gf2_solve,
+        gf2_transpose,
+    };
     #[pymodule_export]
     use crate::mechanisms::{
         SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
