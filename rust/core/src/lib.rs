@@ -13,8 +13,11 @@
 //! * [`grid`], [`noise`]: power-of-two grids and the exact (and float) noise samplers.
 //! * [`mechanisms`]: Laplace, Gaussian, randomized response, noisy max, permute-and-flip,
 //!   stable selection and the sparse vector technique.
+//! * [`dichotomy`]: the distinct labelings a hypothesis class induces on a point set, with
+//!   representatives, exact scoring and empirical-risk minimisation.
 //! * [`error`]: the crate's error type.
 
+pub mod dichotomy;
 pub mod error;
 pub mod exact;
 pub mod expmech;
