@@ -140,18 +140,27 @@ impl Dyadic {
     }
 }
 
+/// Smallest positive subnormal: the absolute error bound of a rounded product that underflows.
+const ETA: f64 = f64::from_bits(1);
+
 /// Sign of the cross product `(b - a) x (d - c)` of two differences of points of the plane.
+#[inline]
 pub fn cross_diff(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> i8 {
     let (x1, y1) = (b[0] - a[0], b[1] - a[1]);
     let (x2, y2) = (d[0] - c[0], d[1] - c[1]);
-    if [x1, y1, x2, y2].iter().all(|&v| in_range(v, 450)) {
-        let p = x1 * y2;
-        let q = y1 * x2;
-        let det = p - q;
-        // Differences and products each add a relative error u; the subtraction one more.
-        let bound = 6.0 * U * (p.abs() + q.abs());
-        if det.abs() > bound || (p == 0.0 && q == 0.0) {
+    let p = x1 * y2;
+    let q = y1 * x2;
+    let det = p - q;
+    // Differences (exact when they underflow) and products each add a relative error u, an
+    // underflowing product an absolute error below ETA, the subtraction a relative u: the
+    // bound below covers all of them with room to spare. Overflow gives a non-finite value.
+    let mag = p.abs() + q.abs();
+    if det.is_finite() && mag.is_finite() {
+        if det.abs() > 6.0 * U * mag + 4.0 * ETA {
             return sign_of(det);
+        }
+        if x1 == 0.0 && y1 == 0.0 || x2 == 0.0 && y2 == 0.0 {
+            return 0;
         }
     }
     let dy = |u: f64, v: f64| Dyadic::from_f64(u).sub(&Dyadic::from_f64(v));
@@ -271,21 +280,21 @@ pub fn direction_between(e1: [[f64; 2]; 2], e2: [[f64; 2]; 2]) -> Option<[f64; 2
 }
 
 /// Sign of `w . x + b`.
+#[inline]
 pub fn affine_sign(w: &[f64], x: &[f64], b: f64) -> i8 {
     debug_assert_eq!(w.len(), x.len());
-    if w.iter().chain(x).all(|&v| in_range(v, 450)) && b.abs() <= pow2(900) {
-        let mut s = b;
-        let mut a = b.abs();
-        for (wi, xi) in w.iter().zip(x) {
-            let p = wi * xi;
-            s += p;
-            a += p.abs();
-        }
-        // k products and k additions: a relative error of (2k + 2)u of the sum of magnitudes.
-        let bound = (2.0 * w.len() as f64 + 4.0) * U * a;
-        if s.abs() > bound || a == 0.0 {
-            return sign_of(s);
-        }
+    let mut s = b;
+    let mut a = b.abs();
+    for (wi, xi) in w.iter().zip(x) {
+        let p = wi * xi;
+        s += p;
+        a += p.abs();
+    }
+    // k products and k additions: a relative error of at most (2k + 2)u of the sum of
+    // magnitudes, plus ETA per underflowing product; overflow gives a non-finite value.
+    let k = w.len() as f64;
+    if s.is_finite() && a.is_finite() && s.abs() > (2.0 * k + 4.0) * U * a + (k + 1.0) * ETA {
+        return sign_of(s);
     }
     affine_exact(w, x, b).sign()
 }

@@ -142,13 +142,26 @@ fn offsets(u: [f64; 2], a: [f64; 2], b: [f64; 2]) -> (Option<f64>, Option<f64>) 
     found
 }
 
+/// The `[w, b]` representatives of a split: `(u, t)` for `1_B` (`u.x - t >= 0`) and for `1_A`
+/// (`-u.x + t >= 0`), where certified.
+#[derive(Clone, Copy, Default)]
+struct SplitReps {
+    b: Option<([f64; 2], f64)>,
+    a: Option<([f64; 2], f64)>,
+}
+
+impl SplitReps {
+    fn complete(&self) -> bool {
+        self.b.is_some() && self.a.is_some()
+    }
+}
+
 /// A split of the sweep waiting for its representatives: the cut, the labeling `1_B`, and the
-/// parameters of `1_B` and `1_A` found so far.
+/// representatives found so far.
 struct Pending {
     cut: usize,
     ones_b: Vec<u64>,
-    pb: Option<Vec<f64>>,
-    pa: Option<Vec<f64>>,
+    reps: SplitReps,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,6 +262,7 @@ pub struct Sweep {
     next_group: usize,
     started: bool,
     pending: Vec<Pending>,
+    scratch: Vec<f64>,
 }
 
 impl Sweep {
@@ -336,6 +350,7 @@ impl Sweep {
             next_group: 0,
             started: false,
             pending: Vec::new(),
+            scratch: Vec::new(),
             g,
         }
     }
@@ -448,12 +463,12 @@ impl Sweep {
         None
     }
 
-    /// Tries to certify the missing representatives of a split with the directions of the gap
-    /// after group `gi` (where the order of the points is the current one).
-    fn certify(&self, p: &mut Pending, normals: &mut Vec<Option<[f64; 2]>>, gi: usize) {
-        let (a, b) = (self.xy(self.order[p.cut]), self.xy(self.order[p.cut + 1]));
+    /// Tries to certify the missing representatives of the split at `cut` with the directions
+    /// of the gap after group `gi` (where the order of the points is the current one).
+    fn certify(&self, cut: usize, reps: &mut SplitReps, normals: &mut Vec<Option<[f64; 2]>>, gi: usize) {
+        let (a, b) = (self.xy(self.order[cut]), self.xy(self.order[cut + 1]));
         let mut k = 0;
-        while p.pb.is_none() || p.pa.is_none() {
+        while !reps.complete() {
             if normals.len() <= k {
                 let n = self.normal(gi, k);
                 normals.push(n);
@@ -461,33 +476,33 @@ impl Sweep {
             let Some(u) = normals[k] else { break };
             k += 1;
             let (tb, ta) = offsets(u, a, b);
-            let lift = |sign: f64, t: f64| {
-                let mut v = vec![0.0; self.dim + 1];
-                v[self.cx] = sign * u[0];
-                v[self.cy] = sign * u[1];
-                v[self.dim] = t;
-                v
-            };
-            if let (Some(t), None) = (tb, &p.pb) {
-                p.pb = Some(lift(1.0, -t));
+            if reps.b.is_none() {
+                reps.b = tb.map(|t| (u, t));
             }
-            if let (Some(t), None) = (ta, &p.pa) {
-                p.pa = Some(lift(-1.0, t));
+            if reps.a.is_none() {
+                reps.a = ta.map(|t| (u, t));
             }
         }
     }
 
     /// Emits a split's two labelings (NaN parameters where no representative was certified).
-    fn emit(&self, p: Pending, out: &mut Dichotomies<f64>) {
-        let nan = vec![f64::NAN; self.dim + 1];
-        out.push(&p.ones_b, p.pb.as_deref().unwrap_or(&nan));
-        let ones_a: Vec<u64> = self
-            .full
-            .iter()
-            .zip(&p.ones_b)
-            .map(|(f, s)| f & !s)
-            .collect();
-        out.push(&ones_a, p.pa.as_deref().unwrap_or(&nan));
+    fn emit(&self, ones_b: &[u64], reps: SplitReps, scratch: &mut Vec<f64>, out: &mut Dichotomies<f64>) {
+        let lift = |scratch: &mut Vec<f64>, r: Option<([f64; 2], f64)>, sign: f64| {
+            scratch.clear();
+            scratch.resize(self.dim + 1, 0.0);
+            match r {
+                Some((u, t)) => {
+                    scratch[self.cx] = sign * u[0];
+                    scratch[self.cy] = sign * u[1];
+                    scratch[self.dim] = -sign * t;
+                }
+                None => scratch.fill(f64::NAN),
+            }
+        };
+        lift(scratch, reps.b, 1.0);
+        out.push(ones_b, scratch);
+        lift(scratch, reps.a, -1.0);
+        out.push_complement(&self.full, ones_b, scratch);
     }
 
     /// Processes one group of equal critical angle: reverses its blocks, creates the splits of
@@ -497,24 +512,43 @@ impl Sweep {
     /// group without one are emitted with NaN parameters.
     fn process(&mut self, gi: usize, out: &mut Dichotomies<f64>) {
         let (s, e) = (self.groups[gi], self.groups[gi + 1]);
-        let mut spans: Vec<(u32, u32)> = self.pairs[s..e]
-            .iter()
-            .map(|&(i, j)| {
-                let (a, b) = (self.pos[i as usize], self.pos[j as usize]);
-                (a.min(b), a.max(b))
-            })
-            .collect();
-        spans.sort_unstable();
         let mut blocks: Vec<(usize, usize)> = Vec::new();
-        for (lo, hi) in spans {
-            match blocks.last_mut() {
-                Some(b) if (lo as usize) <= b.1 => b.1 = b.1.max(hi as usize),
-                _ => blocks.push((lo as usize, hi as usize)),
+        if e - s == 1 {
+            let (i, j) = self.pairs[s];
+            let (a, b) = (self.pos[i as usize] as usize, self.pos[j as usize] as usize);
+            blocks.push((a.min(b), a.max(b)));
+        } else {
+            let mut spans: Vec<(u32, u32)> = self.pairs[s..e]
+                .iter()
+                .map(|&(i, j)| {
+                    let (a, b) = (self.pos[i as usize], self.pos[j as usize]);
+                    (a.min(b), a.max(b))
+                })
+                .collect();
+            spans.sort_unstable();
+            for (lo, hi) in spans {
+                match blocks.last_mut() {
+                    Some(b) if (lo as usize) <= b.1 => b.1 = b.1.max(hi as usize),
+                    _ => blocks.push((lo as usize, hi as usize)),
+                }
+            }
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        // Waiting splits whose cut this group changes have reached the end of their arc.
+        let mut waiting = Vec::new();
+        if !self.pending.is_empty() {
+            let inside = |c: usize| blocks.iter().any(|&(bs, be)| bs <= c && c < be);
+            for p in std::mem::take(&mut self.pending) {
+                if inside(p.cut) {
+                    self.emit(&p.ones_b, p.reps, &mut scratch, out);
+                } else {
+                    waiting.push(p);
+                }
             }
         }
         let w = self.words;
         let m = self.order.len();
-        let mut fresh = Vec::new();
+        let mut normals = Vec::new();
         for &(bs, be) in &blocks {
             debug_assert!(be > bs);
             self.order[bs..=be].reverse();
@@ -532,32 +566,29 @@ impl Sweep {
                 self.g.set(&mut self.suffix[c * w..(c + 1) * w], k);
             }
             for c in bs..be {
-                fresh.push(Pending {
-                    cut: c,
-                    ones_b: self.suffix[c * w..(c + 1) * w].to_vec(),
-                    pb: None,
-                    pa: None,
-                });
+                let mut reps = SplitReps::default();
+                self.certify(c, &mut reps, &mut normals, gi);
+                let ones_b = &self.suffix[c * w..(c + 1) * w];
+                if reps.complete() {
+                    self.emit(ones_b, reps, &mut scratch, out);
+                } else {
+                    self.pending.push(Pending {
+                        cut: c,
+                        ones_b: ones_b.to_vec(),
+                        reps,
+                    });
+                }
             }
         }
-        let inside = |c: usize| blocks.iter().any(|&(bs, be)| bs <= c && c < be);
-        let mut waiting = Vec::new();
-        for p in std::mem::take(&mut self.pending) {
-            if inside(p.cut) {
-                self.emit(p, out); // its arc ended without a certified representative
-            } else {
-                waiting.push(p);
-            }
-        }
-        let mut normals = Vec::new();
-        for mut p in waiting.into_iter().chain(fresh) {
-            self.certify(&mut p, &mut normals, gi);
-            if p.pb.is_some() && p.pa.is_some() {
-                self.emit(p, out);
+        for mut p in waiting {
+            self.certify(p.cut, &mut p.reps, &mut normals, gi);
+            if p.reps.complete() {
+                self.emit(&p.ones_b, p.reps, &mut scratch, out);
             } else {
                 self.pending.push(p);
             }
         }
+        self.scratch = scratch;
     }
 }
 
@@ -582,8 +613,9 @@ impl Source for Sweep {
             if self.pending.is_empty() {
                 return false;
             }
+            let mut scratch = std::mem::take(&mut self.scratch);
             for p in std::mem::take(&mut self.pending) {
-                self.emit(p, out);
+                self.emit(&p.ones_b, p.reps, &mut scratch, out);
             }
             return true;
         }
@@ -952,8 +984,13 @@ impl Prepared {
     pub fn collect(&self, max_count: usize) -> Result<Dichotomies<f64>> {
         match self.planar() {
             Some(Planar::Sweep(s)) => {
-                check_count(s.count(), max_count)?;
-                collect(&mut Planar::Sweep(s), max_count)
+                let count = s.count();
+                check_count(count, max_count)?;
+                let mut out = Dichotomies::with_limit(s.n_points(), s.param_len(), max_count);
+                out.reserve(count as usize);
+                let mut src = Planar::Sweep(s);
+                while src.next_batch(&mut out) {}
+                Ok(out)
             }
             Some(mut p) => collect(&mut p, max_count),
             None => flat(&self.g, &self.coords, max_count),

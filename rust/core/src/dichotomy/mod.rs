@@ -146,6 +146,18 @@ impl<P: Copy> Dichotomies<P> {
         self.params.extend_from_slice(params);
     }
 
+    /// Appends the labeling `full & !label` (the complement of `label` within `full`).
+    #[inline]
+    pub fn push_complement(&mut self, full: &[u64], label: &[u64], params: &[P]) {
+        if self.len() >= self.limit {
+            self.overflow = true;
+            return;
+        }
+        self.labels
+            .extend(full.iter().zip(label).map(|(f, s)| f & !s));
+        self.params.extend_from_slice(params);
+    }
+
     /// `true` if a push was refused because of the limit.
     pub fn overflowed(&self) -> bool {
         self.overflow
