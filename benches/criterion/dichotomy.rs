@@ -28,7 +28,12 @@ fn bench_dichotomy(c: &mut Criterion) {
     let count = p.count().unwrap() as u64;
     g.throughput(Throughput::Elements(count));
     g.bench_function("halfspaces_2d/1000", |b| {
-        b.iter(|| Prepared::new(black_box(&x2), 2).unwrap().collect(usize::MAX).unwrap())
+        b.iter(|| {
+            Prepared::new(black_box(&x2), 2)
+                .unwrap()
+                .collect(usize::MAX)
+                .unwrap()
+        })
     });
     g.bench_function("halfspaces_2d_count/1000", |b| {
         b.iter(|| Prepared::new(black_box(&x2), 2).unwrap().count().unwrap())
@@ -47,7 +52,12 @@ fn bench_dichotomy(c: &mut Criterion) {
     let x1 = uniform(2000, 2);
     g.throughput(Throughput::Elements(2000 * 2001 / 2 + 1));
     g.bench_function("intervals/2000", |b| {
-        b.iter(|| Intervals::new(black_box(&x1)).unwrap().collect(usize::MAX).unwrap())
+        b.iter(|| {
+            Intervals::new(black_box(&x1))
+                .unwrap()
+                .collect(usize::MAX)
+                .unwrap()
+        })
     });
 
     let xt = uniform(20_000, 3);
@@ -75,13 +85,25 @@ fn bench_dichotomy(c: &mut Criterion) {
     let weighted = Scorer::new(&y, Some(&w)).unwrap();
     g.throughput(Throughput::Elements(d.len() as u64));
     g.bench_function("mistakes/halfspaces_2d_1000", |b| {
-        b.iter(|| unweighted.counts(black_box(d.labels_flat()), d.words()).unwrap())
+        b.iter(|| {
+            unweighted
+                .counts(black_box(d.labels_flat()), d.words())
+                .unwrap()
+        })
     });
     g.bench_function("mistakes_weighted/halfspaces_2d_1000", |b| {
-        b.iter(|| weighted.weighted(black_box(d.labels_flat()), d.words()).unwrap())
+        b.iter(|| {
+            weighted
+                .weighted(black_box(d.labels_flat()), d.words())
+                .unwrap()
+        })
     });
     g.bench_function("erm_weighted/halfspaces_2d_1000", |b| {
-        b.iter(|| weighted.argmin(black_box(d.labels_flat()), d.words()).unwrap())
+        b.iter(|| {
+            weighted
+                .argmin(black_box(d.labels_flat()), d.words())
+                .unwrap()
+        })
     });
     g.finish();
 }

@@ -132,3 +132,56 @@ class SparseVector:
     def answered(self) -> int: ...
     @property
     def max_positives(self) -> int: ...
+
+# --- dichotomy enumeration (privlearn.hypotheses) ---
+
+__all__ += [
+    "DichotomySource",
+    "dichotomies",
+    "dichotomy_count",
+    "dichotomy_erm",
+    "dichotomy_mistakes",
+    "dichotomy_argmin",
+    "finite_dichotomies",
+    "finite_vc_dimension",
+    "halfspace_predict",
+]
+
+def dichotomies(
+    kind: str,
+    x: np.ndarray,
+    dim: int,
+    orientation: str,
+    domain_size: Optional[int],
+    max_count: Optional[int],
+) -> tuple[np.ndarray, np.ndarray]: ...
+def dichotomy_count(
+    kind: str, x: np.ndarray, dim: int, orientation: str, domain_size: Optional[int]
+) -> int: ...
+def dichotomy_erm(
+    kind: str,
+    x: np.ndarray,
+    dim: int,
+    orientation: str,
+    domain_size: Optional[int],
+    y: np.ndarray,
+    sample_weight: Optional[np.ndarray] = None,
+) -> tuple[int, List[float]]: ...
+@final
+class DichotomySource:
+    def __new__(
+        cls, kind: str, x: np.ndarray, dim: int, orientation: str, domain_size: Optional[int]
+    ) -> DichotomySource: ...
+    @property
+    def streamed(self) -> bool: ...
+    def next_chunk(self, size: int) -> Optional[tuple[np.ndarray, np.ndarray]]: ...
+
+def finite_dichotomies(labels: np.ndarray, max_count: Optional[int]) -> tuple[np.ndarray, np.ndarray]: ...
+def finite_vc_dimension(labels: np.ndarray) -> int: ...
+def halfspace_predict(params: List[float], x: np.ndarray) -> np.ndarray: ...
+def dichotomy_mistakes(
+    packed: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
+) -> np.ndarray: ...
+def dichotomy_argmin(
+    packed: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
+) -> Optional[int]: ...

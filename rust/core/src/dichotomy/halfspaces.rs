@@ -465,7 +465,13 @@ impl Sweep {
 
     /// Tries to certify the missing representatives of the split at `cut` with the directions
     /// of the gap after group `gi` (where the order of the points is the current one).
-    fn certify(&self, cut: usize, reps: &mut SplitReps, normals: &mut Vec<Option<[f64; 2]>>, gi: usize) {
+    fn certify(
+        &self,
+        cut: usize,
+        reps: &mut SplitReps,
+        normals: &mut Vec<Option<[f64; 2]>>,
+        gi: usize,
+    ) {
         let (a, b) = (self.xy(self.order[cut]), self.xy(self.order[cut + 1]));
         let mut k = 0;
         while !reps.complete() {
@@ -486,7 +492,13 @@ impl Sweep {
     }
 
     /// Emits a split's two labelings (NaN parameters where no representative was certified).
-    fn emit(&self, ones_b: &[u64], reps: SplitReps, scratch: &mut Vec<f64>, out: &mut Dichotomies<f64>) {
+    fn emit(
+        &self,
+        ones_b: &[u64],
+        reps: SplitReps,
+        scratch: &mut Vec<f64>,
+        out: &mut Dichotomies<f64>,
+    ) {
         let lift = |scratch: &mut Vec<f64>, r: Option<([f64; 2], f64)>, sign: f64| {
             scratch.clear();
             scratch.resize(self.dim + 1, 0.0);

@@ -214,6 +214,150 @@ pub trait Source: Send {
     fn next_batch(&mut self, out: &mut Dichotomies<Self::Param>) -> bool;
 }
 
+impl<S: Source + ?Sized> Source for Box<S> {
+    type Param = S::Param;
+    fn n_points(&self) -> usize {
+        (**self).n_points()
+    }
+    fn param_len(&self) -> usize {
+        (**self).param_len()
+    }
+    fn next_batch(&mut self, out: &mut Dichotomies<Self::Param>) -> bool {
+        (**self).next_batch(out)
+    }
+}
+
+/// A source of labelings with real-valued representative parameters.
+pub type RealSource = Box<dyn Source<Param = f64>>;
+
+/// The classes whose representatives have real parameters, with their options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Class {
+    /// [`thresholds`] with an orientation.
+    Thresholds(thresholds::Orientation),
+    /// [`intervals`].
+    Intervals,
+    /// [`rectangles`] (boxes) in `R^dim`.
+    Rectangles(usize),
+    /// Affine [`halfspaces`] of `R^dim`.
+    Halfspaces(usize),
+    /// [`points`] of `R^dim`, or of `{0..M-1}` (then `dim = 1`).
+    Points(usize, Option<u64>),
+}
+
+impl Class {
+    /// Coordinates per point.
+    pub fn dim(&self) -> usize {
+        match *self {
+            Class::Thresholds(_) | Class::Intervals => 1,
+            Class::Rectangles(d) | Class::Halfspaces(d) | Class::Points(d, _) => d,
+        }
+    }
+
+    /// A streaming generator over the rows of `x`, or `None` when the class deduplicates
+    /// globally (halfspaces on points whose affine hull has dimension 3 or more).
+    pub fn source(&self, x: &[f64]) -> Result<Option<RealSource>> {
+        Ok(match *self {
+            Class::Thresholds(o) => Some(Box::new(thresholds::Thresholds::new(x, o)?)),
+            Class::Intervals => Some(Box::new(intervals::Intervals::new(x)?)),
+            Class::Rectangles(d) => Some(Box::new(rectangles::Rectangles::new(x, d)?)),
+            Class::Points(d, m) => Some(Box::new(points::Points::new(x, d, m)?)),
+            Class::Halfspaces(d) => halfspaces::Prepared::new(x, d)?
+                .planar()
+                .map(|p| Box::new(p) as RealSource),
+        })
+    }
+
+    /// All labelings of the rows of `x`, refusing (before allocating them) more than
+    /// `max_count`.
+    pub fn collect(&self, x: &[f64], max_count: usize) -> Result<Dichotomies<f64>> {
+        match *self {
+            Class::Intervals => intervals::Intervals::new(x)?.collect(max_count),
+            Class::Halfspaces(d) => halfspaces::Prepared::new(x, d)?.collect(max_count),
+            Class::Thresholds(o) => {
+                let mut s = thresholds::Thresholds::new(x, o)?;
+                check_count(s.count(), max_count)?;
+                collect(&mut s, max_count)
+            }
+            Class::Points(d, m) => {
+                let mut s = points::Points::new(x, d, m)?;
+                check_count(s.count(), max_count)?;
+                collect(&mut s, max_count)
+            }
+            Class::Rectangles(d) => collect(&mut rectangles::Rectangles::new(x, d)?, max_count),
+        }
+    }
+
+    /// Number of labelings of the rows of `x`: closed forms for the one-dimensional classes and
+    /// points, the sweep's count for planar halfspaces, otherwise a count of the generator's
+    /// output (without storing labelings for rectangles).
+    pub fn count(&self, x: &[f64]) -> Result<u128> {
+        match *self {
+            Class::Thresholds(o) => Ok(thresholds::Thresholds::new(x, o)?.count()),
+            Class::Intervals => Ok(intervals::Intervals::new(x)?.count()),
+            Class::Points(d, m) => Ok(points::Points::new(x, d, m)?.count()),
+            Class::Rectangles(d) => Ok(rectangles::Rectangles::new(x, d)?.count()),
+            Class::Halfspaces(d) => halfspaces::Prepared::new(x, d)?.count(),
+        }
+    }
+
+    /// An exact empirical-risk minimiser: the index (in the order of [`Class::collect`]) and
+    /// parameters of the first labeling of minimal (weighted) error, streaming when the class
+    /// allows it.
+    pub fn erm(&self, x: &[f64], scorer: &score::Scorer) -> Result<(usize, Vec<f64>)> {
+        let n = x.len() / self.dim().max(1);
+        if scorer.n_points() != n {
+            return Err(Error::invalid(
+                "y",
+                format!(
+                    "must have one label per row of X ({n}), got {}",
+                    scorer.n_points()
+                ),
+            ));
+        }
+        let best = match self.source(x)? {
+            Some(mut src) => score::erm_stream(&mut src, scorer)?,
+            None => {
+                let d = self.collect(x, usize::MAX)?;
+                score::erm_stream(&mut Materialized::new(d), scorer)?
+            }
+        };
+        Ok(best.expect("every class has at least one labeling"))
+    }
+}
+
+/// A [`Source`] over labelings already in memory, returned in batches.
+pub struct Materialized<P> {
+    rest: Dichotomies<P>,
+}
+
+impl<P: Copy> Materialized<P> {
+    /// A source over `d`.
+    pub fn new(d: Dichotomies<P>) -> Self {
+        Materialized { rest: d }
+    }
+}
+
+impl<P: Copy + Send> Source for Materialized<P> {
+    type Param = P;
+    fn n_points(&self) -> usize {
+        self.rest.n_points()
+    }
+    fn param_len(&self) -> usize {
+        self.rest.param_len()
+    }
+    fn next_batch(&mut self, out: &mut Dichotomies<P>) -> bool {
+        if self.rest.is_empty() {
+            return false;
+        }
+        let chunk = self.rest.split_front(1 << 16);
+        for i in 0..chunk.len() {
+            out.push(chunk.label(i), chunk.params(i));
+        }
+        true
+    }
+}
+
 /// The error raised when an enumeration would exceed `max_count` labelings.
 pub fn too_many(count: impl std::fmt::Display, max_count: usize) -> Error {
     Error::invalid(

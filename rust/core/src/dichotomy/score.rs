@@ -12,7 +12,7 @@
 use num_bigint::BigInt;
 use rayon::prelude::*;
 
-use super::words_for;
+use super::{Dichotomies, Source, words_for};
 use crate::error::{Error, Result};
 use crate::grid::{big_to_f64, decompose};
 
@@ -294,6 +294,47 @@ impl Scorer {
                 _ => Some(b),
             }))
     }
+}
+
+/// Exact empirical-risk minimisation over a stream of labelings: the index and parameters of
+/// the first labeling of minimal error (`None` if the source is empty). Batches of about 64K
+/// labelings are scored in parallel; ties between batches go to the earlier one.
+pub fn erm_stream<S: Source + ?Sized>(
+    source: &mut S,
+    scorer: &Scorer,
+) -> Result<Option<(usize, Vec<S::Param>)>> {
+    let mut best: Option<(usize, Vec<S::Param>, Option<ErrorValue>)> = None;
+    let mut offset = 0;
+    let mut more = true;
+    while more {
+        let mut buf = Dichotomies::new(source.n_points(), source.param_len());
+        while buf.len() < 1 << 16 {
+            if !source.next_batch(&mut buf) {
+                more = false;
+                break;
+            }
+        }
+        if buf.is_empty() {
+            break;
+        }
+        if buf.words() == 0 {
+            // No points: every labeling has error 0, the first wins.
+            if best.is_none() {
+                best = Some((0, buf.params(0).to_vec(), None));
+            }
+        } else if let Some((i, e)) = scorer.argmin(buf.labels_flat(), buf.words())? {
+            let better = match &best {
+                None => true,
+                Some((_, _, Some(b))) => e < *b,
+                Some((_, _, None)) => false,
+            };
+            if better {
+                best = Some((offset + i, buf.params(i).to_vec(), Some(e)));
+            }
+        }
+        offset += buf.len();
+    }
+    Ok(best.map(|(i, p, _)| (i, p)))
 }
 
 #[cfg(test)]
