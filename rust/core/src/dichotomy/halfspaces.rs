@@ -399,6 +399,18 @@ impl Sweep {
         (cur, next)
     }
 
+    /// `true` if the ordering normal `u = rot90(v)` has `v` strictly inside the gap after
+    /// group `gi` (certified exactly).
+    fn inside_gap(&self, gi: usize, u: [f64; 2]) -> bool {
+        let (cur, next) = self.bracket(gi);
+        let v = [u[1], -u[0]];
+        let o = [0.0, 0.0];
+        u[0].is_finite()
+            && u[1].is_finite()
+            && exact::cross_diff(cur[0], cur[1], o, v) > 0
+            && exact::cross_diff(o, v, next[0], next[1]) > 0
+    }
+
     /// Candidate directions `v` strictly between the critical angle of group `gi` and the next
     /// one (certified exactly); returns `u = rot90(v)`, the normal ordering the points.
     fn normal(&self, gi: usize, attempt: usize) -> Option<[f64; 2]> {
@@ -487,6 +499,43 @@ impl Sweep {
             }
             if reps.a.is_none() {
                 reps.a = ta.map(|t| (u, t));
+            }
+            if !reps.complete() {
+                // No double offset between the two projections: nudge the direction by a few
+                // units in the last place, which moves the projections against the grid of
+                // doubles, staying inside the gap.
+                self.nudged(gi, u, a, b, reps);
+            }
+        }
+    }
+
+    fn nudged(&self, gi: usize, u: [f64; 2], a: [f64; 2], b: [f64; 2], reps: &mut SplitReps) {
+        let step = |x: f64, k: i32| {
+            let mut y = x;
+            for _ in 0..k.unsigned_abs() {
+                y = if k > 0 { y.next_up() } else { y.next_down() };
+            }
+            y
+        };
+        let mut moves: Vec<(i32, i32)> = (-4..=4)
+            .flat_map(|i| (-4..=4).map(move |j| (i, j)))
+            .filter(|&(i, j)| (i, j) != (0, 0))
+            .collect();
+        moves.sort_by_key(|&(i, j)| (i.abs() + j.abs(), i, j));
+        for (i, j) in moves {
+            let w = [step(u[0], i), step(u[1], j)];
+            if !self.inside_gap(gi, w) {
+                continue;
+            }
+            let (tb, ta) = offsets(w, a, b);
+            if reps.b.is_none() {
+                reps.b = tb.map(|t| (w, t));
+            }
+            if reps.a.is_none() {
+                reps.a = ta.map(|t| (w, t));
+            }
+            if reps.complete() {
+                return;
             }
         }
     }
