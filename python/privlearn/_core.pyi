@@ -133,6 +133,30 @@ class SparseVector:
     @property
     def max_positives(self) -> int: ...
 
+# GF(2) linear algebra (privlearn.gf2). Matrices are packed uint64 arrays of shape
+# (rows, ceil(cols / 64)) with the column count passed alongside.
+from typing import Tuple
+
+__all__ += [
+    "gf2_rref",
+    "gf2_rank",
+    "gf2_mul",
+    "gf2_transpose",
+    "gf2_solve",
+    "gf2_nullspace",
+    "gf2_inverse",
+    "gf2_random",
+]
+
+def gf2_rref(words: np.ndarray, cols: int) -> Tuple[np.ndarray, np.ndarray]: ...
+def gf2_rank(words: np.ndarray, cols: int) -> int: ...
+def gf2_mul(a: np.ndarray, a_cols: int, b: np.ndarray, b_cols: int) -> np.ndarray: ...
+def gf2_transpose(words: np.ndarray, cols: int) -> np.ndarray: ...
+def gf2_solve(a: np.ndarray, a_cols: int, b: np.ndarray, b_cols: int) -> Optional[np.ndarray]: ...
+def gf2_nullspace(words: np.ndarray, cols: int) -> Tuple[np.ndarray, int]: ...
+def gf2_inverse(words: np.ndarray, cols: int) -> Optional[np.ndarray]: ...
+def gf2_random(rows: int, cols: int, rng: _RngArg = None) -> np.ndarray: ...
+
 # --- dichotomy enumeration (privlearn.hypotheses) ---
 
 __all__ += [

@@ -11,6 +11,7 @@
 //! * [`vmath`]: vectorised `exp`/max kernels and log-sum-exp.
 //! * [`expmech`]: the exponential mechanism, exact (default) and fast (float) paths.
 //! * [`grid`], [`noise`]: power-of-two grids and the exact (and float) noise samplers.
+//! * [`gf2`]: bit-packed GF(2) matrices: reduced echelon form, rank, products, solving.
 //! * [`mechanisms`]: Laplace, Gaussian, randomized response, noisy max, permute-and-flip,
 //!   stable selection and the sparse vector technique.
 //! * [`dichotomy`]: the distinct labelings a hypothesis class induces on a point set, with
@@ -21,6 +22,7 @@ pub mod dichotomy;
 pub mod error;
 pub mod exact;
 pub mod expmech;
+pub mod gf2;
 pub mod grid;
 pub mod mechanisms;
 pub mod noise;

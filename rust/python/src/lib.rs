@@ -7,6 +7,7 @@ mod convert;
 mod dichotomy;
 mod errors;
 mod expmech;
+mod gf2;
 mod mechanisms;
 mod rng;
 
@@ -21,6 +22,11 @@ mod _core {
     };
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
+    #[pymodule_export]
+    use crate::gf2::{
+        gf2_inverse, gf2_mul, gf2_nullspace, gf2_random, gf2_rank, gf2_rref, gf2_solve,
+        gf2_transpose,
+    };
     #[pymodule_export]
     use crate::mechanisms::{
         SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
