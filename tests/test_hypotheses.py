@@ -28,6 +28,8 @@ from privlearn.hypotheses import (
     Halfspaces,
     Interval,
     Intervals,
+    Parities,
+    Parity,
     Point,
     Points,
     Rectangle,
@@ -314,6 +316,99 @@ def test_finite_vc_dimension_against_brute_force():
         assert FiniteClass(H).vc_dimension == brute
 
 
+def brute_parities(X):
+    X = np.asarray(X, dtype=np.int64)
+    dim = X.shape[1]
+    return {tuple(bool(v) for v in (X @ np.array(a)) % 2) for a in itertools.product((0, 1), repeat=dim)}
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.random.default_rng(1).integers(0, 2, size=(9, 5)),
+        np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1], [1, 1, 0, 0]]),  # rank 2, a duplicate
+        np.zeros((4, 3), dtype=int),
+        np.zeros((0, 3), dtype=int),
+        np.eye(6, dtype=bool),
+        np.random.default_rng(2).integers(0, 2, size=(70, 8)),  # two words per labeling
+    ],
+)
+def test_parities_match_brute_force(X):
+    dim = X.shape[1]
+    cls = Parities(dim)
+    d = cls.dichotomies(X)
+    check_structure(cls, X, d)
+    assert label_set(d) == brute_parities(X)
+    rank = cls.rank(X)
+    assert len(d) == 2**rank == cls.count_dichotomies(X)
+    # Representatives are supported on the pivot columns: the first columns independent over
+    # GF(2) of the ones before them (found here by brute force over spans).
+    pivots = []
+    span = {tuple([0] * X.shape[0])}
+    for j in range(dim):
+        col = tuple(int(v) for v in X[:, j])
+        if col not in span:
+            pivots.append(j)
+            span |= {tuple((a + b) % 2 for a, b in zip(v, col)) for v in span}
+    assert rank == len(pivots)
+    for h in d.hypotheses():
+        assert set(h.support) <= set(pivots)
+    # Labeling 0 is all zeros and consecutive labelings differ by one basis column.
+    labels = d.to_numpy()
+    assert not labels[0].any()
+    for i in range(1, len(d)):
+        diff = labels[i] ^ labels[i - 1]
+        assert tuple(int(v) for v in diff) in {tuple(int(v) for v in X[:, p]) for p in pivots}
+
+
+def test_parities_large_rank_stream_and_max_count():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(200, 13))
+    cls = Parities(13)
+    full = cls.dichotomies(X)
+    assert len(full) == 2**13
+    chunks = list(cls.iter_dichotomies(X, chunk_size=3000))
+    assert cls.iter_dichotomies(X).streamed
+    assert np.array_equal(np.concatenate([c.packed for c in chunks]), full.packed)
+    assert np.array_equal(np.concatenate([c.params for c in chunks]), full.params)
+    with pytest.raises(InvalidParameterError, match="max_count"):
+        cls.dichotomies(X, max_count=2**13 - 1)
+    big = rng.integers(0, 2, size=(100, 80))
+    assert Parities(80).count_dichotomies(big) == 2**80
+    with pytest.raises(InvalidParameterError, match="max_count"):
+        Parities(80).dichotomies(big)
+
+
+def test_parities_representatives_depend_on_the_point_set():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(8, 6))
+    X2 = np.vstack([X[rng.permutation(8)], X[:3]])  # permuted, with duplicates
+    a = {h: tuple(lab) for h, lab in zip(Parities(6).dichotomies(X).hypotheses(), Parities(6).dichotomies(X).to_numpy().tolist())}
+    b = Parities(6).dichotomies(X2)
+    assert set(a) == set(b.hypotheses())
+    for h in b.hypotheses():
+        assert np.array_equal(Parities(6).predict(h, X), a[h])
+
+
+def test_parities_erm_equals_brute_force():
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(12, 5))
+    cls = Parities(5)
+    d = cls.dichotomies(X)
+    for trial in range(5):
+        y = rng.integers(0, 2, size=12)
+        w = rng.random(12) if trial % 2 else None
+        h = cls.erm(X, y, sample_weight=w)
+        wf = np.ones(12) if w is None else w
+        best = min(
+            sum(Fraction(float(wi)) for wi, p, t in zip(wf, (X @ np.array(a)) % 2, y) if p != t)
+            for a in itertools.product((0, 1), repeat=5)
+        )
+        pred = cls.predict(h, X)
+        assert sum(Fraction(float(wi)) for wi, p, t in zip(wf, pred, y) if p != bool(t)) == best
+        assert h == d.hypothesis(d.argmin(y, w))
+
+
 # --------------------------------------------------------------------------------------------
 # Counts in general position
 # --------------------------------------------------------------------------------------------
@@ -559,6 +654,7 @@ def test_halfspace_prediction_is_exact_on_the_boundary():
         (Thresholds("both"), np.random.default_rng(2).random(200), True),
         (Rectangles(2), np.random.default_rng(3).random((14, 2)), True),
         (Points(), np.arange(100.0), True),
+        (Parities(7), np.random.default_rng(5).integers(0, 2, size=(30, 7)), True),
         (FiniteClass(np.random.default_rng(4).integers(0, 2, size=(300, 9))), np.arange(9), False),
     ],
 )
@@ -589,6 +685,7 @@ def test_stream_equals_materialised(cls, X, streamed):
         (Rectangles(2), np.random.default_rng(2).random((8, 2))),
         (Points(), np.arange(10.0)),
         (FiniteClass(np.eye(6)), np.arange(6)),
+        (Parities(4), np.eye(4)),
     ],
 )
 def test_max_count(cls, X):
@@ -622,6 +719,7 @@ def test_dichotomies_object():
         Halfspace((1.0, -2.0), 0.5),
         Point((1.0, 2.0)),
         FiniteMember(3),
+        Parity((0, 2), 4),
     ],
 )
 def test_hypotheses_are_printable_and_picklable(h):
@@ -632,12 +730,13 @@ def test_hypotheses_are_printable_and_picklable(h):
 
 
 def test_classes_pickle_and_compare():
-    for c in (Thresholds("le"), Intervals(), Rectangles(3), Halfspaces(2), Points(domain_size=5)):
+    for c in (Thresholds("le"), Intervals(), Rectangles(3), Halfspaces(2), Points(domain_size=5), Parities(3)):
         assert pickle.loads(pickle.dumps(c)) == c
         assert hash(pickle.loads(pickle.dumps(c))) == hash(c)
     assert Thresholds().vc_dimension == 1 and Thresholds("both").vc_dimension == 2
     assert Intervals().vc_dimension == 2 and Rectangles(3).vc_dimension == 6
     assert Halfspaces(4).vc_dimension == 5 and Points().vc_dimension == 1
+    assert Parities(7).vc_dimension == 7
 
 
 # --------------------------------------------------------------------------------------------
@@ -673,6 +772,9 @@ def test_classes_pickle_and_compare():
         (lambda: Halfspaces(2).predict(Halfspace((1.0,), 0.0), [[1.0, 2.0]]), "h"),
         (lambda: Halfspaces(2).predict(Halfspace((1.0, math.nan), 0.0), [[1.0, 2.0]]), "h"),
         (lambda: Intervals().dichotomies([1.0, 2.0]).mistakes([1, 0, 1]), "y"),
+        (lambda: Parities(2).dichotomies([[0, 2]]), "X"),
+        (lambda: Parities(2).dichotomies([[0, 1, 1]]), "X"),
+        (lambda: Parities(2).predict(Parity((2,), 2), [[0, 1]]), "h"),
     ],
 )
 def test_bad_input_names_the_parameter(call, param):

@@ -894,17 +894,32 @@ class Points(_Real):
 
 
 class Parities(HypothesisClass):
-    """Parities ``<a, x> mod 2`` on ``{0, 1}^dim``.
+    r"""Parities :math:`\chi_a(x) = \langle a, x \rangle \bmod 2` on ``{0, 1}^dim``.
 
     Parameters
     ----------
     dim : int
-        Dimension (``X`` has shape ``(n, dim)`` with entries 0 or 1).
+        Dimension (``X`` has shape ``(n, dim)`` with entries 0 or 1, or booleans).
 
     Notes
     -----
-    The labelings of the rows of ``X`` form the column space of ``X`` over GF(2), so there are
-    exactly ``2^rank(X)`` of them (Bun, Nissim and Stemmer, §3.3). VC dimension ``dim``.
+    The labeling of the rows of ``X`` by :math:`\chi_a` is ``X a`` over GF(2), so the
+    labelings are exactly the column space of ``X``: ``2^rank(X)`` of them (Bun, Nissim and
+    Stemmer, §3.3 "PAR_d"), computed by ``count_dichotomies`` from the rank alone. VC dimension
+    ``dim``.
+
+    Enumeration: one elimination with privlearn's GF(2) core (:mod:`privlearn.gf2`) finds the
+    pivot columns of ``X``; a Gray-code walk over the ``2^rank`` coefficient vectors emits each
+    new labeling as the previous one XOR one basis column (one pass over its words), in
+    parallel blocks when materialised and block by block when streamed. Feasible up to a rank of
+    about 30 (the output has ``2^rank`` rows).
+
+    Representatives: the unique ``a`` supported on the pivot columns of ``X`` (the
+    lexicographically first basis of its columns, which depends on the set of points only) with
+    ``X a`` equal to the labeling (:class:`Parity`). Order: labeling ``i`` has coefficient
+    vector ``i XOR (i >> 1)`` over the pivots (bit ``k`` for the ``k``-th pivot); labeling 0 is
+    all zeros. ERM enumerates all ``2^rank`` labelings (learning parities with noise is hard in
+    general), exactly. Raw ``params``: ``a`` packed in ``ceil(dim / 64)`` ``uint64`` words.
     """
 
     def __init__(self, dim: int) -> None:
@@ -934,30 +949,40 @@ class Parities(HypothesisClass):
             raise InvalidParameterError("X: parities need entries 0 or 1 (or booleans)", "X")
         return np.ascontiguousarray(Xc.astype(bool))
 
-    def _unavailable(self) -> Any:
-        raise NotImplementedError(
-            "Parities: the dichotomy enumeration needs privlearn's GF(2) core (privlearn.gf2), "
-            "which is not part of this build yet; predict() works"
-        )
+    def rank(self, X: Any) -> int:
+        """The GF(2) rank of the points: there are ``2**rank`` labelings."""
+        return int(_core.parity_rank(self._check_X(X))[0])
 
     def _collect(self, X: np.ndarray, max_count: Optional[int]) -> Dichotomies:
-        return self._unavailable()
+        packed, params = _core.parity_dichotomies(X, max_count)
+        return Dichotomies(self, packed, params, X.shape[0])
 
     def _streams(self, X: np.ndarray) -> bool:
-        return self._unavailable()
+        return True
 
     def _chunks(self, X: np.ndarray, size: int) -> Iterator[Dichotomies]:
-        return self._unavailable()
+        src = _core.ParitySource(X)
+        offset = 0
+        while True:
+            nxt = src.next_chunk(size)
+            if nxt is None:
+                return
+            packed, params = nxt
+            yield Dichotomies(self, packed, params, X.shape[0], offset)
+            offset += packed.shape[0]
 
     def _count(self, X: np.ndarray) -> int:
-        return self._unavailable()
+        return 2 ** int(_core.parity_rank(X)[0])
 
     def _erm(self, X: np.ndarray, y: np.ndarray, w: Optional[np.ndarray]) -> Hypothesis:
-        return self._unavailable()
+        _, params = _core.parity_erm(X, y, w)
+        return self._hypothesis(np.asarray(params, dtype=np.uint64))
 
     def _hypothesis(self, params: np.ndarray) -> Parity:
         bits = np.unpackbits(
-            np.ascontiguousarray(params.astype("<u8")).view(np.uint8), bitorder="little", count=self._dim
+            np.ascontiguousarray(np.asarray(params).astype("<u8")).view(np.uint8),
+            bitorder="little",
+            count=self._dim,
         )
         return Parity(tuple(int(i) for i in np.flatnonzero(bits)), self._dim)
 

@@ -7,7 +7,8 @@ use numpy::{
     IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
 };
-use privlearn_core::dichotomy::score::Scorer;
+use privlearn_core::dichotomy::parities::Parities;
+use privlearn_core::dichotomy::score::{Scorer, erm_stream};
 use privlearn_core::dichotomy::thresholds::Orientation;
 use privlearn_core::dichotomy::{Class, Dichotomies, RealSource, Stream, finite, halfspaces};
 use pyo3::prelude::*;
@@ -269,4 +270,85 @@ pub fn dichotomy_argmin<'py>(
         }
         Ok(scorer.argmin(labels, words)?.map(|(i, _)| i))
     })
+}
+
+/// All ``2^rank`` parity labelings of the rows of ``x`` (booleans, ``n x dim``).
+#[pyfunction]
+#[pyo3(signature = (x, max_count))]
+pub fn parity_dichotomies<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, bool>,
+    max_count: Option<usize>,
+) -> PyResult<Parts<'py, u64>> {
+    let dim = x.shape()[1];
+    let data = owned(&x);
+    let d = detach_guarded(py, move || {
+        Parities::new(&data, dim)?.collect(max_count.unwrap_or(usize::MAX))
+    })?;
+    to_numpy(py, d)
+}
+
+/// The GF(2) rank of the points and the pivot columns (the representatives' support).
+#[pyfunction]
+pub fn parity_rank(py: Python<'_>, x: PyReadonlyArray2<'_, bool>) -> PyResult<(usize, Vec<usize>)> {
+    let dim = x.shape()[1];
+    let data = owned(&x);
+    detach_guarded(py, move || {
+        let p = Parities::new(&data, dim)?;
+        Ok((p.rank(), p.pivots().to_vec()))
+    })
+}
+
+/// Index and representative (packed ``a``) of an exact empirical-risk minimiser over parities.
+#[pyfunction]
+#[pyo3(signature = (x, y, sample_weight=None))]
+pub fn parity_erm<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, bool>,
+    y: PyReadonlyArray1<'py, bool>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<(usize, Vec<u64>)> {
+    let dim = x.shape()[1];
+    let data = owned(&x);
+    let y = y.as_array().to_vec();
+    let w = sample_weight.map(|w| w.as_array().to_vec());
+    detach_guarded(py, move || {
+        let scorer = Scorer::new(&y, w.as_deref())?;
+        let mut p = Parities::new(&data, dim)?;
+        Ok(erm_stream(&mut p, &scorer)?.expect("there is always the zero parity"))
+    })
+}
+
+/// Chunk-by-chunk enumeration of the parity labelings (a Gray-code walk in Rust).
+#[pyclass(frozen, module = "privlearn._core", name = "ParitySource")]
+pub struct ParitySource {
+    state: Mutex<Stream<Parities>>,
+}
+
+#[pymethods]
+impl ParitySource {
+    #[new]
+    fn py_new(py: Python<'_>, x: PyReadonlyArray2<'_, bool>) -> PyResult<Self> {
+        let dim = x.shape()[1];
+        let data = owned(&x);
+        let p = detach_guarded(py, move || Parities::new(&data, dim))?;
+        Ok(ParitySource {
+            state: Mutex::new(Stream::new(p)),
+        })
+    }
+
+    /// The next (at most) ``size`` labelings as ``(packed, params)``, or ``None`` at the end.
+    fn next_chunk<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Parts<'py, u64>>> {
+        if size == 0 {
+            return Err(invalid("chunk_size", "must be at least 1"));
+        }
+        let chunk = detach_guarded(py, || {
+            Ok(self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .next_chunk(size))
+        })?;
+        chunk.map(|d| to_numpy(py, d)).transpose()
+    }
 }

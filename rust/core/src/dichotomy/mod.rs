@@ -23,13 +23,15 @@
 //! `j / 64`, padding bits zero); duplicate points receive equal labels.
 //!
 //! Modules, one per class family: [`thresholds`], [`intervals`], [`rectangles`],
-//! [`halfspaces`] (with the exact geometric predicates of [`exact`]), [`points`], [`finite`]; the
+//! [`halfspaces`] (with the exact geometric predicates of [`exact`]), [`parities`] (on the GF(2)
+//! core), [`points`], [`finite`]; the
 //! scoring of labelings against data is in [`score`].
 
 pub mod exact;
 pub mod finite;
 pub mod halfspaces;
 pub mod intervals;
+pub mod parities;
 pub mod points;
 pub mod rectangles;
 pub mod score;
