@@ -55,7 +55,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rayon::prelude::*;
 
 use super::exact::{self, AffineBasis, Dyadic};
-use super::{Dichotomies, Grouped, Source, check_count, collect, cut_above, cut_below, words_for};
+use super::{Dichotomies, Grouped, Source, collect, cut_above, cut_below, words_for};
 use crate::error::{Error, Result};
 
 /// Absolute error bound of the pseudo-angle keys of the sweep.
@@ -111,6 +111,14 @@ fn approx_dir(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 fn offsets(u: [f64; 2], a: [f64; 2], b: [f64; 2]) -> (Option<f64>, Option<f64>) {
     let ua = u[0] * a[0] + u[1] * a[1];
     let ub = u[0] * b[0] + u[1] * b[1];
+    // Common case: the mid-point is strictly between both projections, for both labelings.
+    let mid = ua / 2.0 + ub / 2.0;
+    if mid.is_finite()
+        && exact::affine_sign(&u, &a, -mid) < 0
+        && exact::affine_sign(&u, &b, -mid) > 0
+    {
+        return (Some(mid), Some(mid));
+    }
     let mut found: (Option<f64>, Option<f64>) = (None, None);
     let try_all = |vals: [f64; 3], found: &mut (Option<f64>, Option<f64>)| {
         let (tb, ta) = found;
@@ -284,19 +292,34 @@ impl Sweep {
             [p[cx], p[cy]]
         };
         // Pseudo-angle of p_j - p_i in [0, pi): increasing in the angle, error below KEY_ERR.
-        let mut keyed: Vec<(f64, u32, u32)> = (0..m as u32)
+        // Each pair as one u128: the key's order-preserving bits, then i, then j, so that a
+        // plain integer sort orders by (key, i, j).
+        let pack = |k: f64, i: u32, j: u32| {
+            let b = k.to_bits();
+            let ord = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+            (u128::from(ord) << 64) | (u128::from(i) << 32) | u128::from(j)
+        };
+        let unpack = |v: u128| {
+            let ord = (v >> 64) as u64;
+            let b = if ord >> 63 == 1 {
+                ord & !(1 << 63)
+            } else {
+                !ord
+            };
+            (f64::from_bits(b), (v >> 32) as u32, v as u32)
+        };
+        let mut packed: Vec<u128> = (0..m as u32)
             .into_par_iter()
             .flat_map_iter(|i| {
                 let a = xy(i);
                 (i + 1..m as u32).map(move |j| {
                     let d = approx_dir(a, xy(j));
-                    (-d[0] / (d[0].abs() + d[1]), i, j)
+                    pack(-d[0] / (d[0].abs() + d[1]), i, j)
                 })
             })
             .collect();
-        keyed.par_sort_unstable_by(|a, b| {
-            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
-        });
+        packed.par_sort_unstable();
+        let mut keyed: Vec<(f64, u32, u32)> = packed.into_iter().map(unpack).collect();
         let exact_cmp = |a: &(f64, u32, u32), b: &(f64, u32, u32)| {
             let s = exact::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2));
             0.cmp(&s).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
@@ -1046,12 +1069,7 @@ impl Prepared {
         match self.planar() {
             Some(Planar::Sweep(s)) => {
                 let count = s.count();
-                check_count(count, max_count)?;
-                let mut out = Dichotomies::with_limit(s.n_points(), s.param_len(), max_count);
-                out.reserve(count as usize);
-                let mut src = Planar::Sweep(s);
-                while src.next_batch(&mut out) {}
-                Ok(out)
+                super::collect_counted(&mut Planar::Sweep(s), count, max_count)
             }
             Some(mut p) => collect(&mut p, max_count),
             None => flat(&self.g, &self.coords, max_count),

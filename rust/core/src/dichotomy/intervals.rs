@@ -82,8 +82,8 @@ impl Intervals {
         check_count(total, max_count)?;
         let (m, w) = (self.g.len(), words_for(self.g.n));
         let total = total as usize;
-        let mut labels = vec![0u64; total * w];
-        let mut params = vec![0f64; total * 2];
+        let mut labels = super::zeroed::<u64>(total * w);
+        let mut params = super::zeroed::<f64>(total * 2);
         params[0] = f64::INFINITY;
         params[1] = f64::NEG_INFINITY;
         // Split the outputs into the disjoint blocks of each left end.

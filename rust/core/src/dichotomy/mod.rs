@@ -82,11 +82,10 @@ impl<P: Copy> Dichotomies<P> {
 
     /// Number of labelings.
     pub fn len(&self) -> usize {
-        if self.words == 0 {
-            self.params.len() / self.param_len.max(1)
-        } else {
-            self.labels.len() / self.words
-        }
+        self.labels
+            .len()
+            .checked_div(self.words)
+            .unwrap_or(self.params.len() / self.param_len.max(1))
     }
 
     /// `true` if there is no labeling.
@@ -165,11 +164,14 @@ impl<P: Copy> Dichotomies<P> {
         self.overflow
     }
 
-    /// Reserves room for `additional` more labelings.
+    /// Reserves room for `additional` more labelings (large buffers are backed by transparent
+    /// huge pages on Linux: far fewer page faults when the output is first written).
     pub fn reserve(&mut self, additional: usize) {
         self.labels.reserve(additional.saturating_mul(self.words));
         self.params
             .reserve(additional.saturating_mul(self.param_len));
+        advise_spare(&mut self.labels);
+        advise_spare(&mut self.params);
     }
 
     /// Builds a set from its parts (`labels.len()` must be a multiple of the word count).
@@ -191,13 +193,27 @@ impl<P: Copy> Dichotomies<P> {
         let k = k.min(self.len());
         let rest_l = self.labels.split_off(k * self.words);
         let rest_p = self.params.split_off(k * self.param_len);
-        let front = Dichotomies {
+        Dichotomies {
             labels: std::mem::replace(&mut self.labels, rest_l),
             params: std::mem::replace(&mut self.params, rest_p),
             ..Self::new(self.n_points, self.param_len)
-        };
-        front
+        }
     }
+}
+
+/// Asks the kernel to back the unused capacity of `v` with huge pages (before it is touched).
+fn advise_spare<T>(v: &mut Vec<T>) {
+    let spare = v.spare_capacity_mut();
+    crate::gf2::advise_huge_pages(spare.as_ptr() as usize, std::mem::size_of_val(spare));
+}
+
+/// `n` zeros (of a type whose zero is all-zero bits), in a buffer backed by huge pages when
+/// large (see [`Dichotomies::reserve`]). The allocation is zeroed by the allocator (fresh pages
+/// from the kernel for large sizes), not written here, so the advice precedes the first touch.
+pub(crate) fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
+    let v = vec![T::default(); n];
+    crate::gf2::advise_huge_pages(v.as_ptr() as usize, std::mem::size_of_val(v.as_slice()));
+    v
 }
 
 /// A resumable generator of labelings: the state behind chunked (streaming) enumeration.
@@ -278,13 +294,13 @@ impl Class {
             Class::Halfspaces(d) => halfspaces::Prepared::new(x, d)?.collect(max_count),
             Class::Thresholds(o) => {
                 let mut s = thresholds::Thresholds::new(x, o)?;
-                check_count(s.count(), max_count)?;
-                collect(&mut s, max_count)
+                let count = s.count();
+                collect_counted(&mut s, count, max_count)
             }
             Class::Points(d, m) => {
                 let mut s = points::Points::new(x, d, m)?;
-                check_count(s.count(), max_count)?;
-                collect(&mut s, max_count)
+                let count = s.count();
+                collect_counted(&mut s, count, max_count)
             }
             Class::Rectangles(d) => collect(&mut rectangles::Rectangles::new(x, d)?, max_count),
         }
@@ -394,6 +410,20 @@ pub fn collect<S: Source + ?Sized>(
     Ok(out)
 }
 
+/// Runs `source`, whose output has `count` labelings, into a buffer allocated once (refusing
+/// more than `max_count` before allocating).
+pub fn collect_counted<S: Source + ?Sized>(
+    source: &mut S,
+    count: u128,
+    max_count: usize,
+) -> Result<Dichotomies<S::Param>> {
+    check_count(count, max_count)?;
+    let mut out = Dichotomies::with_limit(source.n_points(), source.param_len(), max_count);
+    out.reserve(count as usize);
+    while source.next_batch(&mut out) {}
+    Ok(out)
+}
+
 /// Wraps a [`Source`] into a stream of chunks of a fixed size.
 pub struct Stream<S: Source> {
     source: S,
@@ -457,7 +487,7 @@ pub struct Grouped {
 impl Grouped {
     /// Groups the rows of `x` (`n x dim`, row-major, finite values).
     pub fn new(x: &[f64], dim: usize, key_order: &[usize]) -> Self {
-        let n = if dim == 0 { 0 } else { x.len() / dim };
+        let n = x.len().checked_div(dim).unwrap_or(0);
         let canon: Vec<f64> = x.iter().map(|&v| v + 0.0).collect(); // -0.0 becomes 0.0
         let row = |i: usize| &canon[i * dim..(i + 1) * dim];
         let mut idx: Vec<u32> = (0..n as u32).collect();
@@ -586,7 +616,7 @@ pub fn check_finite(x: &[f64], name: &'static str) -> Result<()> {
 
 /// Checks that `x` holds `n x dim` values.
 pub fn check_shape(x: &[f64], dim: usize, name: &'static str) -> Result<usize> {
-    if dim == 0 || x.len() % dim != 0 {
+    if dim == 0 || !x.len().is_multiple_of(dim) {
         return Err(Error::invalid(
             name,
             format!(

@@ -47,7 +47,7 @@ impl Parities {
         if dim == 0 {
             return Err(Error::invalid("dim", "must be at least 1"));
         }
-        if x.len() % dim != 0 {
+        if !x.len().is_multiple_of(dim) {
             return Err(Error::invalid(
                 "X",
                 format!("must hold rows of {dim} bits, got {} values", x.len()),
@@ -130,8 +130,8 @@ impl Parities {
             }
         };
         let (w, pw) = (words_for(self.n), words_for(self.dim));
-        let mut labels = vec![0u64; total * w];
-        let mut params = vec![0u64; total * pw];
+        let mut labels = super::zeroed::<u64>(total * w);
+        let mut params = super::zeroed::<u64>(total * pw);
         let block = BLOCK as usize;
         if w == 0 {
             params

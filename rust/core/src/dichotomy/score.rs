@@ -154,7 +154,7 @@ impl Scorer {
     }
 
     fn check(&self, labels: &[u64], words: usize) -> Result<()> {
-        if words != self.words || (words > 0 && labels.len() % words != 0) {
+        if words != self.words || (words > 0 && !labels.len().is_multiple_of(words)) {
             return Err(Error::invalid(
                 "y",
                 format!(
@@ -223,7 +223,7 @@ impl Scorer {
     /// Unweighted disagreement counts of every labeling in `labels` (`words` per labeling).
     pub fn counts(&self, labels: &[u64], words: usize) -> Result<Vec<u64>> {
         self.check(labels, words)?;
-        let count = if words == 0 { 0 } else { labels.len() / words };
+        let count = labels.len().checked_div(words).unwrap_or(0);
         let y = &self.y;
         let mut out = vec![0u64; count];
         if words == 0 {
@@ -249,7 +249,7 @@ impl Scorer {
     /// (unit weights if none were given).
     pub fn weighted(&self, labels: &[u64], words: usize) -> Result<Vec<f64>> {
         self.check(labels, words)?;
-        let count = if words == 0 { 0 } else { labels.len() / words };
+        let count = labels.len().checked_div(words).unwrap_or(0);
         let mut out = vec![0f64; count];
         if words == 0 {
             return Ok(out);
