@@ -800,3 +800,17 @@ def test_doctests():
     import privlearn.hypotheses as H
 
     assert doctest.testmod(H, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_public_api_is_documented_and_cited():
+    import inspect
+
+    import privlearn.hypotheses as H
+
+    assert H.__doc__ and "Bun, Nissim and Stemmer" in H.__doc__
+    for name in H.__all__:
+        obj = getattr(H, name)
+        assert inspect.getdoc(obj), name
+    for cls in (H.Thresholds, H.Intervals, H.Rectangles, H.Halfspaces, H.Parities, H.Points, H.FiniteClass):
+        doc = inspect.getdoc(cls)
+        assert "Order" in doc and "Representative" in doc, cls.__name__
