@@ -707,6 +707,7 @@ def test_dichotomies_object():
     empty = Halfspaces(2).dichotomies(np.zeros((0, 2)))
     assert len(empty) == 1 and empty.packed.shape == (1, 0)
     assert empty.to_numpy().shape == (1, 0)
+    assert list(empty.mistakes([])) == [0] and list(empty.mistakes([], sample_weight=[])) == [0.0]
     assert Halfspaces(2).erm(np.zeros((0, 2)), []) == empty.hypothesis(0)
 
 

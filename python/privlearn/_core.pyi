@@ -171,31 +171,18 @@ __all__ += [
     "halfspace_predict",
 ]
 
-def dichotomies(
-    kind: str,
-    x: np.ndarray,
-    dim: int,
-    orientation: str,
-    domain_size: Optional[int],
-    max_count: Optional[int],
-) -> tuple[np.ndarray, np.ndarray]: ...
-def dichotomy_count(
-    kind: str, x: np.ndarray, dim: int, orientation: str, domain_size: Optional[int]
-) -> int: ...
+_Spec = tuple[str, int, str, Optional[int]]
+
+def dichotomies(spec: _Spec, x: np.ndarray, max_count: Optional[int]) -> tuple[np.ndarray, np.ndarray]: ...
+def dichotomy_count(spec: _Spec, x: np.ndarray) -> int: ...
 def dichotomy_erm(
-    kind: str,
-    x: np.ndarray,
-    dim: int,
-    orientation: str,
-    domain_size: Optional[int],
-    y: np.ndarray,
-    sample_weight: Optional[np.ndarray] = None,
+    spec: _Spec, x: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
 ) -> tuple[int, List[float]]: ...
 @final
 class DichotomySource:
-    def __new__(
-        cls, kind: str, x: np.ndarray, dim: int, orientation: str, domain_size: Optional[int]
-    ) -> DichotomySource: ...
+    def __new__(cls, spec: _Spec, x: np.ndarray) -> DichotomySource: ...
+    @staticmethod
+    def parities(x: np.ndarray) -> DichotomySource: ...
     @property
     def streamed(self) -> bool: ...
     def next_chunk(self, size: int) -> Optional[tuple[np.ndarray, np.ndarray]]: ...
@@ -210,14 +197,10 @@ def dichotomy_argmin(
     packed: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
 ) -> Optional[int]: ...
 
-__all__ += ["ParitySource", "parity_dichotomies", "parity_rank", "parity_erm"]
+__all__ += ["parity_dichotomies", "parity_rank", "parity_erm"]
 
 def parity_dichotomies(x: np.ndarray, max_count: Optional[int]) -> tuple[np.ndarray, np.ndarray]: ...
 def parity_rank(x: np.ndarray) -> tuple[int, List[int]]: ...
 def parity_erm(
     x: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
 ) -> tuple[int, List[int]]: ...
-@final
-class ParitySource:
-    def __new__(cls, x: np.ndarray) -> ParitySource: ...
-    def next_chunk(self, size: int) -> Optional[tuple[np.ndarray, np.ndarray]]: ...

@@ -52,7 +52,7 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -417,23 +417,36 @@ class HypothesisClass(abc.ABC):
     def _check_h(self, h: Any) -> Hypothesis:
         """``h`` if it is a hypothesis of this class, else an error."""
 
-    # Core-backed classes with real parameters implement these through `_core_args`.
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:  # pragma: no cover
+    def _params(self) -> Dict[str, Any]:
+        """The constructor arguments that identify the class (for repr, equality, hashing)."""
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._params() == self._params()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(self._params().items())))
+
+    # Core-backed classes with real parameters implement these through `_spec`.
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:  # pragma: no cover
         raise NotImplementedError
 
     def _collect(self, X: np.ndarray, max_count: Optional[int]) -> Dichotomies:
-        packed, params = _core.dichotomies(*self._split_args(X), max_count)
+        packed, params = _core.dichotomies(self._spec(), X, max_count)
         return Dichotomies(self, packed, params, X.shape[0])
 
-    def _split_args(self, X: np.ndarray) -> Tuple[str, np.ndarray, int, str, Optional[int]]:
-        kind, dim, orientation, domain = self._core_args()
-        return kind, X, dim, orientation, domain
+    def _source(self, X: np.ndarray) -> _core.DichotomySource:
+        return _core.DichotomySource(self._spec(), X)
 
     def _streams(self, X: np.ndarray) -> bool:
-        return bool(_core.DichotomySource(*self._split_args(X)).streamed)
+        return bool(self._source(X).streamed)
 
     def _chunks(self, X: np.ndarray, size: int) -> Iterator[Dichotomies]:
-        src = _core.DichotomySource(*self._split_args(X))
+        src = self._source(X)
         offset = 0
         while True:
             nxt = src.next_chunk(size)
@@ -444,10 +457,10 @@ class HypothesisClass(abc.ABC):
             offset += packed.shape[0]
 
     def _count(self, X: np.ndarray) -> int:
-        return int(_core.dichotomy_count(*self._split_args(X)))
+        return int(_core.dichotomy_count(self._spec(), X))
 
     def _erm(self, X: np.ndarray, y: np.ndarray, w: Optional[np.ndarray]) -> Hypothesis:
-        _, params = _core.dichotomy_erm(*self._split_args(X), y, w)
+        _, params = _core.dichotomy_erm(self._spec(), X, y, w)
         return self._hypothesis(np.asarray(params))
 
     # Public API
@@ -520,6 +533,11 @@ class _Real(HypothesisClass):
 
     _dim: int
 
+    @property
+    def dim(self) -> int:
+        """Dimension of the points."""
+        return self._dim
+
     def _check_X(self, X: Any) -> np.ndarray:
         return _points(X, self._dim)
 
@@ -564,20 +582,14 @@ class Thresholds(_Real):
             )
         self.orientation = orientation
 
-    def __repr__(self) -> str:
-        return f"Thresholds(orientation={self.orientation!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Thresholds) and other.orientation == self.orientation
-
-    def __hash__(self) -> int:
-        return hash(("Thresholds", self.orientation))
+    def _params(self) -> Dict[str, Any]:
+        return {"orientation": self.orientation}
 
     @property
     def vc_dimension(self) -> int:
         return 2 if self.orientation == "both" else 1
 
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:
         return "thresholds", 1, self.orientation, None
 
     def _htype(self) -> type:
@@ -614,20 +626,11 @@ class Intervals(_Real):
 
     _dim = 1
 
-    def __repr__(self) -> str:
-        return "Intervals()"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Intervals)
-
-    def __hash__(self) -> int:
-        return hash("Intervals")
-
     @property
     def vc_dimension(self) -> int:
         return 2
 
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:
         return "intervals", 1, "ge", None
 
     def _htype(self) -> type:
@@ -665,25 +668,14 @@ class Rectangles(_Real):
     def __init__(self, dim: int = 2) -> None:
         self._dim = _positive_int(dim, "dim")
 
-    @property
-    def dim(self) -> int:
-        """Dimension of the points."""
-        return self._dim
-
-    def __repr__(self) -> str:
-        return f"Rectangles(dim={self._dim})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rectangles) and other._dim == self._dim
-
-    def __hash__(self) -> int:
-        return hash(("Rectangles", self._dim))
+    def _params(self) -> Dict[str, Any]:
+        return {"dim": self._dim}
 
     @property
     def vc_dimension(self) -> int:
         return 2 * self._dim
 
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:
         return "rectangles", self._dim, "ge", None
 
     def _htype(self) -> type:
@@ -755,25 +747,14 @@ class Halfspaces(_Real):
     def __init__(self, dim: int) -> None:
         self._dim = _positive_int(dim, "dim")
 
-    @property
-    def dim(self) -> int:
-        """Dimension of the points."""
-        return self._dim
-
-    def __repr__(self) -> str:
-        return f"Halfspaces(dim={self._dim})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Halfspaces) and other._dim == self._dim
-
-    def __hash__(self) -> int:
-        return hash(("Halfspaces", self._dim))
+    def _params(self) -> Dict[str, Any]:
+        return {"dim": self._dim}
 
     @property
     def vc_dimension(self) -> int:
         return self._dim + 1
 
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:
         return "halfspaces", self._dim, "ge", None
 
     def _htype(self) -> type:
@@ -834,23 +815,8 @@ class Points(_Real):
                 )
         self.domain_size = domain_size
 
-    @property
-    def dim(self) -> int:
-        """Dimension of the points."""
-        return self._dim
-
-    def __repr__(self) -> str:
-        return f"Points(dim={self._dim}, domain_size={self.domain_size})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Points)
-            and other._dim == self._dim
-            and other.domain_size == self.domain_size
-        )
-
-    def __hash__(self) -> int:
-        return hash(("Points", self._dim, self.domain_size))
+    def _params(self) -> Dict[str, Any]:
+        return {"dim": self._dim, "domain_size": self.domain_size}
 
     @property
     def vc_dimension(self) -> int:
@@ -866,7 +832,7 @@ class Points(_Real):
                 )
         return Xc
 
-    def _core_args(self) -> Tuple[str, int, str, Optional[int]]:
+    def _spec(self) -> Tuple[str, int, str, Optional[int]]:
         return "points", self._dim, "ge", self.domain_size
 
     def _htype(self) -> type:
@@ -930,14 +896,8 @@ class Parities(HypothesisClass):
         """Dimension of the cube."""
         return self._dim
 
-    def __repr__(self) -> str:
-        return f"Parities(dim={self._dim})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Parities) and other._dim == self._dim
-
-    def __hash__(self) -> int:
-        return hash(("Parities", self._dim))
+    def _params(self) -> Dict[str, Any]:
+        return {"dim": self._dim}
 
     @property
     def vc_dimension(self) -> int:
@@ -957,19 +917,8 @@ class Parities(HypothesisClass):
         packed, params = _core.parity_dichotomies(X, max_count)
         return Dichotomies(self, packed, params, X.shape[0])
 
-    def _streams(self, X: np.ndarray) -> bool:
-        return True
-
-    def _chunks(self, X: np.ndarray, size: int) -> Iterator[Dichotomies]:
-        src = _core.ParitySource(X)
-        offset = 0
-        while True:
-            nxt = src.next_chunk(size)
-            if nxt is None:
-                return
-            packed, params = nxt
-            yield Dichotomies(self, packed, params, X.shape[0], offset)
-            offset += packed.shape[0]
+    def _source(self, X: np.ndarray) -> _core.DichotomySource:
+        return _core.DichotomySource.parities(X)
 
     def _count(self, X: np.ndarray) -> int:
         return 2 ** int(_core.parity_rank(X)[0])
@@ -1049,6 +998,10 @@ class FiniteClass(HypothesisClass):
         if self._matrix is not None:
             return f"FiniteClass({self.size} hypotheses over a domain of {self.domain_size})"
         return f"FiniteClass({self.size} callables)"
+
+    # Two finite classes are the same object only (their labels may be large, or callables).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     @property
     def vc_dimension(self) -> Optional[int]:

@@ -15,9 +15,13 @@ use pyo3::prelude::*;
 
 use crate::errors::{detach_guarded, invalid, to_py};
 
-/// The class named `kind` with its options.
-fn class(kind: &str, dim: usize, orientation: &str, domain_size: Option<u64>) -> PyResult<Class> {
-    Ok(match kind {
+/// A class with real parameters, as ``(kind, dim, orientation, domain_size)``.
+type Spec = (String, usize, String, Option<u64>);
+
+/// The class named by `spec`.
+fn class(spec: Spec) -> PyResult<Class> {
+    let (kind, dim, orientation, domain_size) = spec;
+    Ok(match kind.as_str() {
         "thresholds" => Class::Thresholds(orientation.parse::<Orientation>().map_err(to_py)?),
         "intervals" => Class::Intervals,
         "rectangles" => Class::Rectangles(dim),
@@ -30,6 +34,17 @@ fn class(kind: &str, dim: usize, orientation: &str, domain_size: Option<u64>) ->
             ));
         }
     })
+}
+
+/// Labels and optional weights, copied (the GIL is released afterwards).
+fn scoring_inputs(
+    y: &PyReadonlyArray1<'_, bool>,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+) -> (Vec<bool>, Option<Vec<f64>>) {
+    (
+        y.as_array().to_vec(),
+        sample_weight.map(|w| w.as_array().to_vec()),
+    )
 }
 
 /// A C-contiguous array's values, copied (the GIL is released afterwards).
@@ -54,17 +69,13 @@ fn to_numpy<P: numpy::Element + Copy>(py: Python<'_>, d: Dichotomies<P>) -> PyRe
 
 /// All labelings of a real-parameter class. See ``privlearn.hypotheses``.
 #[pyfunction]
-#[pyo3(signature = (kind, x, dim, orientation, domain_size, max_count))]
 pub fn dichotomies<'py>(
     py: Python<'py>,
-    kind: &str,
+    spec: Spec,
     x: PyReadonlyArray2<'py, f64>,
-    dim: usize,
-    orientation: &str,
-    domain_size: Option<u64>,
     max_count: Option<usize>,
 ) -> PyResult<Parts<'py, f64>> {
-    let cls = class(kind, dim, orientation, domain_size)?;
+    let cls = class(spec)?;
     let data = owned(&x);
     let d = detach_guarded(py, move || {
         cls.collect(&data, max_count.unwrap_or(usize::MAX))
@@ -74,38 +85,25 @@ pub fn dichotomies<'py>(
 
 /// Number of labelings of a real-parameter class (a Python int).
 #[pyfunction]
-#[pyo3(signature = (kind, x, dim, orientation, domain_size))]
-pub fn dichotomy_count(
-    py: Python<'_>,
-    kind: &str,
-    x: PyReadonlyArray2<'_, f64>,
-    dim: usize,
-    orientation: &str,
-    domain_size: Option<u64>,
-) -> PyResult<u128> {
-    let cls = class(kind, dim, orientation, domain_size)?;
+pub fn dichotomy_count(py: Python<'_>, spec: Spec, x: PyReadonlyArray2<'_, f64>) -> PyResult<u128> {
+    let cls = class(spec)?;
     let data = owned(&x);
     detach_guarded(py, move || cls.count(&data))
 }
 
 /// Index and parameters of an exact empirical-risk minimiser of a real-parameter class.
 #[pyfunction]
-#[pyo3(signature = (kind, x, dim, orientation, domain_size, y, sample_weight=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, x, y, sample_weight=None))]
 pub fn dichotomy_erm<'py>(
     py: Python<'py>,
-    kind: &str,
+    spec: Spec,
     x: PyReadonlyArray2<'py, f64>,
-    dim: usize,
-    orientation: &str,
-    domain_size: Option<u64>,
     y: PyReadonlyArray1<'py, bool>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<(usize, Vec<f64>)> {
-    let cls = class(kind, dim, orientation, domain_size)?;
+    let cls = class(spec)?;
     let data = owned(&x);
-    let y = y.as_array().to_vec();
-    let w = sample_weight.map(|w| w.as_array().to_vec());
+    let (y, w) = scoring_inputs(&y, sample_weight);
     detach_guarded(py, move || {
         let scorer = Scorer::new(&y, w.as_deref())?;
         cls.erm(&data, &scorer)
@@ -115,10 +113,10 @@ pub fn dichotomy_erm<'py>(
 enum State {
     Streaming(Stream<RealSource>),
     Buffered(Dichotomies<f64>),
+    Parities(Stream<Parities>),
 }
 
-/// Chunk-by-chunk enumeration of a real-parameter class; see
-/// ``privlearn.hypotheses.DichotomyStream``.
+/// Chunk-by-chunk enumeration; see ``privlearn.hypotheses.DichotomyStream``.
 #[pyclass(frozen, module = "privlearn._core", name = "DichotomySource")]
 pub struct DichotomySource {
     state: Mutex<State>,
@@ -127,17 +125,11 @@ pub struct DichotomySource {
 
 #[pymethods]
 impl DichotomySource {
+    /// The labelings of a real-parameter class: streamed where the class allows it, computed
+    /// first otherwise.
     #[new]
-    #[pyo3(signature = (kind, x, dim, orientation, domain_size))]
-    fn py_new(
-        py: Python<'_>,
-        kind: &str,
-        x: PyReadonlyArray2<'_, f64>,
-        dim: usize,
-        orientation: &str,
-        domain_size: Option<u64>,
-    ) -> PyResult<Self> {
-        let cls = class(kind, dim, orientation, domain_size)?;
+    fn py_new(py: Python<'_>, spec: Spec, x: PyReadonlyArray2<'_, f64>) -> PyResult<Self> {
+        let cls = class(spec)?;
         let data = owned(&x);
         let state = detach_guarded(py, move || {
             Ok(match cls.source(&data)? {
@@ -145,10 +137,22 @@ impl DichotomySource {
                 None => State::Buffered(cls.collect(&data, usize::MAX)?),
             })
         })?;
-        let streamed = matches!(state, State::Streaming(_));
+        let streamed = !matches!(state, State::Buffered(_));
         Ok(DichotomySource {
             state: Mutex::new(state),
             streamed,
+        })
+    }
+
+    /// The parity labelings of the rows of ``x`` (booleans), streamed (a Gray-code walk).
+    #[staticmethod]
+    fn parities(py: Python<'_>, x: PyReadonlyArray2<'_, bool>) -> PyResult<Self> {
+        let dim = x.shape()[1];
+        let data = owned(&x);
+        let p = detach_guarded(py, move || Parities::new(&data, dim))?;
+        Ok(DichotomySource {
+            state: Mutex::new(State::Parities(Stream::new(p))),
+            streamed: true,
         })
     }
 
@@ -159,9 +163,17 @@ impl DichotomySource {
     }
 
     /// The next (at most) ``size`` labelings as ``(packed, params)``, or ``None`` at the end.
-    fn next_chunk<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Parts<'py, f64>>> {
+    fn next_chunk<'py>(
+        &self,
+        py: Python<'py>,
+        size: usize,
+    ) -> PyResult<Option<(Bound<'py, PyArray2<u64>>, Bound<'py, PyAny>)>> {
         if size == 0 {
             return Err(invalid("chunk_size", "must be at least 1"));
+        }
+        enum Chunk {
+            Real(Dichotomies<f64>),
+            Bits(Dichotomies<u64>),
         }
         let chunk = detach_guarded(py, || {
             let mut st = self
@@ -169,17 +181,27 @@ impl DichotomySource {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             Ok(match &mut *st {
-                State::Streaming(s) => s.next_chunk(size),
-                State::Buffered(d) => (!d.is_empty()).then(|| d.split_front(size)),
+                State::Streaming(s) => s.next_chunk(size).map(Chunk::Real),
+                State::Buffered(d) => (!d.is_empty()).then(|| Chunk::Real(d.split_front(size))),
+                State::Parities(s) => s.next_chunk(size).map(Chunk::Bits),
             })
         })?;
-        chunk.map(|d| to_numpy(py, d)).transpose()
+        Ok(match chunk {
+            None => None,
+            Some(Chunk::Real(d)) => {
+                let (l, p) = to_numpy(py, d)?;
+                Some((l, p.into_any()))
+            }
+            Some(Chunk::Bits(d)) => {
+                let (l, p) = to_numpy(py, d)?;
+                Some((l, p.into_any()))
+            }
+        })
     }
 }
 
 /// Distinct rows of a boolean matrix with the lowest index of each, in lexicographic order.
 #[pyfunction]
-#[pyo3(signature = (labels, max_count))]
 pub fn finite_dichotomies<'py>(
     py: Python<'py>,
     labels: PyReadonlyArray2<'py, bool>,
@@ -223,9 +245,8 @@ pub fn dichotomy_mistakes<'py>(
     y: PyReadonlyArray1<'py, bool>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Py<PyAny>> {
-    let words = packed.shape()[1];
-    let y = y.as_array().to_vec();
-    let w = sample_weight.map(|w| w.as_array().to_vec());
+    let (count, words) = (packed.shape()[0], packed.shape()[1]);
+    let (y, w) = scoring_inputs(&y, sample_weight);
     // The packed labelings are read in place with the GIL released (as numpy's own loops do):
     // the Python API hands in a read-only array that nothing else writes.
     let labels = packed
@@ -234,11 +255,11 @@ pub fn dichotomy_mistakes<'py>(
     let weighted = w.is_some();
     let (counts, sums) = detach_guarded(py, move || {
         let scorer = Scorer::new(&y, w.as_deref())?;
-        if weighted {
-            Ok((Vec::new(), scorer.weighted(labels, words)?))
-        } else {
-            Ok((scorer.counts(labels, words)?, Vec::new()))
-        }
+        Ok(match (words, weighted) {
+            (0, _) => (vec![0; count], vec![0.0; count]), // no points: no disagreement
+            (_, true) => (Vec::new(), scorer.weighted(labels, words)?),
+            (_, false) => (scorer.counts(labels, words)?, Vec::new()),
+        })
     })?;
     Ok(if weighted {
         sums.into_pyarray(py).into_any().unbind()
@@ -258,8 +279,7 @@ pub fn dichotomy_argmin<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Option<usize>> {
     let (count, words) = (packed.shape()[0], packed.shape()[1]);
-    let y = y.as_array().to_vec();
-    let w = sample_weight.map(|w| w.as_array().to_vec());
+    let (y, w) = scoring_inputs(&y, sample_weight);
     let labels = packed
         .as_slice()
         .map_err(|_| invalid("packed", "must be C-contiguous"))?;
@@ -274,7 +294,6 @@ pub fn dichotomy_argmin<'py>(
 
 /// All ``2^rank`` parity labelings of the rows of ``x`` (booleans, ``n x dim``).
 #[pyfunction]
-#[pyo3(signature = (x, max_count))]
 pub fn parity_dichotomies<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, bool>,
@@ -310,45 +329,10 @@ pub fn parity_erm<'py>(
 ) -> PyResult<(usize, Vec<u64>)> {
     let dim = x.shape()[1];
     let data = owned(&x);
-    let y = y.as_array().to_vec();
-    let w = sample_weight.map(|w| w.as_array().to_vec());
+    let (y, w) = scoring_inputs(&y, sample_weight);
     detach_guarded(py, move || {
         let scorer = Scorer::new(&y, w.as_deref())?;
         let mut p = Parities::new(&data, dim)?;
         Ok(erm_stream(&mut p, &scorer)?.expect("there is always the zero parity"))
     })
-}
-
-/// Chunk-by-chunk enumeration of the parity labelings (a Gray-code walk in Rust).
-#[pyclass(frozen, module = "privlearn._core", name = "ParitySource")]
-pub struct ParitySource {
-    state: Mutex<Stream<Parities>>,
-}
-
-#[pymethods]
-impl ParitySource {
-    #[new]
-    fn py_new(py: Python<'_>, x: PyReadonlyArray2<'_, bool>) -> PyResult<Self> {
-        let dim = x.shape()[1];
-        let data = owned(&x);
-        let p = detach_guarded(py, move || Parities::new(&data, dim))?;
-        Ok(ParitySource {
-            state: Mutex::new(Stream::new(p)),
-        })
-    }
-
-    /// The next (at most) ``size`` labelings as ``(packed, params)``, or ``None`` at the end.
-    fn next_chunk<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<Parts<'py, u64>>> {
-        if size == 0 {
-            return Err(invalid("chunk_size", "must be at least 1"));
-        }
-        let chunk = detach_guarded(py, || {
-            Ok(self
-                .state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .next_chunk(size))
-        })?;
-        chunk.map(|d| to_numpy(py, d)).transpose()
-    }
 }

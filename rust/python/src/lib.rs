@@ -17,9 +17,9 @@ use pyo3::prelude::*;
 mod _core {
     #[pymodule_export]
     use crate::dichotomy::{
-        DichotomySource, ParitySource, dichotomies, dichotomy_argmin, dichotomy_count,
-        dichotomy_erm, dichotomy_mistakes, finite_dichotomies, finite_vc_dimension,
-        halfspace_predict, parity_dichotomies, parity_erm, parity_rank,
+        DichotomySource, dichotomies, dichotomy_argmin, dichotomy_count, dichotomy_erm,
+        dichotomy_mistakes, finite_dichotomies, finite_vc_dimension, halfspace_predict,
+        parity_dichotomies, parity_erm, parity_rank,
     };
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};

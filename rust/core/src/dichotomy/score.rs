@@ -220,49 +220,41 @@ impl Scorer {
         }
     }
 
-    /// Unweighted disagreement counts of every labeling in `labels` (`words` per labeling).
-    pub fn counts(&self, labels: &[u64], words: usize) -> Result<Vec<u64>> {
+    /// `f` of every labeling in `labels` (`words` per labeling), in parallel.
+    fn per_row<T: Send + Default + Clone>(
+        &self,
+        labels: &[u64],
+        words: usize,
+        f: impl Fn(&[u64]) -> T + Sync,
+    ) -> Result<Vec<T>> {
         self.check(labels, words)?;
         let count = labels.len().checked_div(words).unwrap_or(0);
-        let y = &self.y;
-        let mut out = vec![0u64; count];
-        if words == 0 {
-            return Ok(out);
-        }
+        let mut out = vec![T::default(); count];
         out.par_chunks_mut(PAR_ROWS)
             .enumerate()
             .for_each(|(c, chunk)| {
                 for (r, o) in chunk.iter_mut().enumerate() {
                     let i = c * PAR_ROWS + r;
-                    let l = &labels[i * words..(i + 1) * words];
-                    *o = l
-                        .iter()
-                        .zip(y)
-                        .map(|(a, b)| u64::from((a ^ b).count_ones()))
-                        .sum();
+                    *o = f(&labels[i * words..(i + 1) * words]);
                 }
             });
         Ok(out)
     }
 
+    /// Unweighted disagreement counts of every labeling in `labels` (`words` per labeling).
+    pub fn counts(&self, labels: &[u64], words: usize) -> Result<Vec<u64>> {
+        self.per_row(labels, words, |l| {
+            l.iter()
+                .zip(&self.y)
+                .map(|(a, b)| u64::from((a ^ b).count_ones()))
+                .sum()
+        })
+    }
+
     /// Weighted disagreements of every labeling, each the exact sum rounded once to a double
     /// (unit weights if none were given).
     pub fn weighted(&self, labels: &[u64], words: usize) -> Result<Vec<f64>> {
-        self.check(labels, words)?;
-        let count = labels.len().checked_div(words).unwrap_or(0);
-        let mut out = vec![0f64; count];
-        if words == 0 {
-            return Ok(out);
-        }
-        out.par_chunks_mut(PAR_ROWS)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (r, o) in chunk.iter_mut().enumerate() {
-                    let i = c * PAR_ROWS + r;
-                    *o = self.to_f64(&self.error(&labels[i * words..(i + 1) * words]));
-                }
-            });
-        Ok(out)
+        self.per_row(labels, words, |l| self.to_f64(&self.error(l)))
     }
 
     /// Index and exact error of the first labeling of minimal error (`None` if there is none).
