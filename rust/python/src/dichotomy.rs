@@ -57,6 +57,9 @@ fn owned<T: numpy::Element + Copy>(a: &PyReadonlyArray2<'_, T>) -> Vec<T> {
 
 type Parts<'py, P> = (Bound<'py, PyArray2<u64>>, Bound<'py, PyArray2<P>>);
 
+/// Packed labelings and parameters of either type.
+type AnyParts<'py> = (Bound<'py, PyArray2<u64>>, Bound<'py, PyAny>);
+
 /// Packed labelings `(count, words)` and parameters `(count, param_len)` as numpy arrays.
 fn to_numpy<P: numpy::Element + Copy>(py: Python<'_>, d: Dichotomies<P>) -> PyResult<Parts<'_, P>> {
     let (count, words, plen) = (d.len(), d.words(), d.param_len());
@@ -163,11 +166,7 @@ impl DichotomySource {
     }
 
     /// The next (at most) ``size`` labelings as ``(packed, params)``, or ``None`` at the end.
-    fn next_chunk<'py>(
-        &self,
-        py: Python<'py>,
-        size: usize,
-    ) -> PyResult<Option<(Bound<'py, PyArray2<u64>>, Bound<'py, PyAny>)>> {
+    fn next_chunk<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Option<AnyParts<'py>>> {
         if size == 0 {
             return Err(invalid("chunk_size", "must be at least 1"));
         }
