@@ -754,6 +754,7 @@ def test_classes_pickle_and_compare():
         (lambda: Intervals().dichotomies([0.0, np.inf]), "X"),
         (lambda: Intervals().dichotomies(np.zeros((3, 2))), "X"),
         (lambda: Thresholds().dichotomies(["a", "b"]), "X"),
+        (lambda: Points().dichotomies(np.array([2**60, 2**60 + 1], dtype=np.int64)), "X"),
         (lambda: Thresholds("gt"), "orientation"),
         (lambda: Halfspaces(0), "dim"),
         (lambda: Rectangles(1.5), "dim"),

@@ -163,7 +163,13 @@ def _real_array(X: Any, name: str) -> np.ndarray:
         raise InvalidParameterError(
             f"{name}: must hold real numbers (a float, int or bool dtype), got dtype {a.dtype}", name
         )
-    a = a.astype(np.float64)
+    f = a.astype(np.float64)
+    if a.dtype.kind in "iu" and a.size and not np.array_equal(f.astype(a.dtype), a):
+        # Distinct integers must stay distinct: the classes compute on doubles, exactly.
+        raise InvalidParameterError(
+            f"{name}: integers must be exactly representable as float64 (|x| <= 2**53)", name
+        )
+    a = f
     if not np.all(np.isfinite(a)):
         raise InvalidParameterError(f"{name}: must hold finite numbers (no NaN or infinity)", name)
     return a
