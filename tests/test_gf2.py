@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import pickle
 
 import galois
 import numpy as np
@@ -359,6 +360,7 @@ def test_copy_equality_and_hash():
     b[0, 0] = not a[0, 0]
     assert a != b
     assert copy.copy(a) == a and copy.deepcopy(a) == a
+    assert pickle.loads(pickle.dumps(a)) == a  # joblib workers
     assert GF2Matrix(a) == a
     assert GF2Matrix.zeros(2, 3) != GF2Matrix.zeros(3, 2)
     assert (a == a.to_numpy()) is False  # only matrices compare equal

@@ -243,24 +243,28 @@ fn rref_of_identity_zero_and_edges() {
 
 /// Rank of random m x d matrices against the exact law
 /// P(rank = d) = prod_{i<d} (1 - 2^{i-m}) (spec 002, test 20): a structural check of rank on
-/// many small matrices with a fixed seed (the exact count is deterministic).
+/// many small matrices with a fixed seed, at six standard deviations (false-positive rate about
+/// 2e-9), with a power check: a rank that drops the last row must be rejected.
 #[test]
 fn full_rank_frequency_is_plausible() {
     let (m, d, trials) = (12usize, 10usize, 4000usize);
     let mut rng = Rng::from_seed(20);
-    let full = (0..trials)
-        .filter(|_| Matrix::random(m, d, &mut rng).rank() == d)
-        .count();
+    let mats: Vec<Matrix> = (0..trials)
+        .map(|_| Matrix::random(m, d, &mut rng))
+        .collect();
     let p: f64 = (0..d)
         .map(|i| 1.0 - 2f64.powi(i as i32 - m as i32))
         .product();
-    // Binomial(4000, p ~ 0.58): standard deviation ~ 31; 6 sigma (false-positive rate ~ 2e-9).
+    // Binomial(4000, p ~ 0.77): standard deviation ~ 27.
     let sd = (trials as f64 * p * (1.0 - p)).sqrt();
-    assert!(
-        (full as f64 - trials as f64 * p).abs() < 6.0 * sd,
-        "{full} vs {}",
-        trials as f64 * p
-    );
+    let plausible = |full: usize| (full as f64 - trials as f64 * p).abs() < 6.0 * sd;
+    let full = mats.iter().filter(|a| a.rank() == d).count();
+    assert!(plausible(full), "{full} vs {}", trials as f64 * p);
+    let broken = mats
+        .iter()
+        .filter(|a| a.submatrix(0, m - 1, 0, d).rank() == d)
+        .count();
+    assert!(!plausible(broken), "power check: {broken} not rejected");
 }
 
 /// Larger matrices (several strips of the blocked elimination) against the textbook

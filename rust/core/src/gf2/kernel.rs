@@ -10,14 +10,17 @@
 //! same kernel with the index bytes read from the pivot columns themselves (Bard's M4RI), so a
 //! source may be missing for a bit (a non-pivot column), and then contributes nothing.
 //!
-//! Cache blocking: the destination columns are processed in segments of `S` words (one or two
+//! Cache blocking: the destination columns are processed in segments of `S` words (up to two
 //! 512-bit vectors); for each segment the tables of all chunks are built once (`chunks * 256 * S`
-//! words, sized to stay in the L2 cache), then every destination row is loaded once, receives
-//! one table entry per chunk in registers, and is stored once.
+//! words, at most 1 MiB, sized to stay in the L2 cache), then every destination row is loaded
+//! once, receives one table entry per chunk in registers, and is stored once; the row a few rows
+//! ahead is prefetched (rows are a stride apart, on different pages, which the hardware
+//! prefetcher does not follow).
 //!
-//! The inner loops are plain Rust on fixed-size arrays; the function is compiled three times
-//! (AVX-512, AVX2, baseline) and the widest instruction set the CPU supports is chosen at run
-//! time, so results never depend on the CPU.
+//! The row loop is written once over a lane type (512-bit AVX-512, 256-bit AVX2, 128-bit SSE2,
+//! or plain words) and compiled for each instruction set; the widest one the CPU supports is
+//! chosen at run time. Large products are split by rows over rayon's threads. Neither choice
+//! changes the result.
 
 use rayon::prelude::*;
 
@@ -30,13 +33,13 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// take 1 MiB, which fits the L2 cache of current x86 cores).
 const WIDE: usize = 16;
 
-/// Products are split over threads only with at least this many rows per part...
-const PAR_MIN_ROWS: usize = 512;
-/// ... and this much work (destination words times chunks, about one XOR of a word each).
+/// Products are split over threads only with this much work (destination words times active
+/// chunks, about one XOR of a word each)...
 const PAR_MIN_WORK: usize = 1 << 24;
+/// ... and, when split by rows, with at least this many rows per part.
+const PAR_MIN_ROWS: usize = 512;
 
-/// How many rows ahead the row loops prefetch the destination segment (rows are a stride apart,
-/// usually on different pages, so the hardware prefetcher does not follow them).
+/// How many rows ahead the row loops prefetch the destination segment.
 const PREFETCH_ROWS: usize = 6;
 
 /// Description of one product `D ^= I * S` (see the module documentation).
@@ -101,125 +104,72 @@ fn segment_words(dst_stride: usize, src_stride: usize, w0: usize, src_w0: usize)
 
 /// `D[i] ^= sum_t T_t[byte_t(I[i])]` (see the module documentation).
 ///
-/// Requirements (checked): every index row has `chunks` bytes; the segments of `S` words
-/// starting at `w0` stay inside each destination and source row's stride, which holds when
-/// `w0` and `src_w0` are aligned to the segment width (the strides are multiples of it).
+/// Requirements (checked, panics otherwise): every index row has `chunks` bytes; the segments
+/// starting at `w0` stay inside each destination and source row's stride, which holds when `w0`
+/// and `src_w0` are aligned to the segment width (the strides are multiples of it); destination
+/// and source words past `w1` inside the last segment are zero padding.
 ///
-/// Large products are split by rows over rayon's threads (each part builds its own tables); the
+/// Large products are split over rayon's threads: by columns (groups of segments, each with its
+/// own tables, so nothing is built twice) when the rows are wide enough, else by rows. The
 /// result does not depend on the number of threads.
 pub(crate) fn addmul(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
-    addmul_split(dst, op, scratch, PAR_MIN_ROWS, PAR_MIN_WORK);
+    addmul_split(dst, op, scratch, PAR_MIN_WORK, PAR_MIN_ROWS);
 }
+
+/// Segments of `s` words covering destination words `w0..w1` (the last segment may extend
+/// into the padding), aligned with source word `src_w0`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    s: usize,
+    w0: usize,
+    w1: usize,
+    src_w0: usize,
+}
+
+impl Run {
+    fn segments(&self) -> usize {
+        (self.w1 - self.w0).div_ceil(self.s)
+    }
+
+    /// Segments `a..b` of this run.
+    fn sub(&self, a: usize, b: usize) -> Run {
+        Run {
+            s: self.s,
+            w0: self.w0 + a * self.s,
+            w1: (self.w0 + b * self.s).min(self.w1),
+            src_w0: self.src_w0 + a * self.s,
+        }
+    }
+}
+
+/// One piece of work: rows `r0..r1` of the segments of `run`.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    r0: usize,
+    r1: usize,
+    run: Run,
+}
+
+/// The destination base pointer, shared by parts that write disjoint words.
+#[derive(Clone, Copy)]
+struct Shared(*mut u64);
+// SAFETY: the parts of one product write disjoint words (different rows or different
+// segments) and nothing else accesses the buffer while they run.
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
 
 /// [`addmul`] with explicit thresholds for the split over threads.
 fn addmul_split(
     dst: Dest<'_>,
     op: &AddMul<'_>,
     scratch: &mut Scratch,
-    min_rows: usize,
     min_work: usize,
+    min_rows: usize,
 ) {
     if dst.nrows == 0 || dst.w1 <= dst.w0 || op.chunks == 0 {
         return;
     }
-    let threads = rayon::current_num_threads();
-    let work = dst.nrows * (dst.w1 - dst.w0) * op.chunks;
-    if threads > 1 && dst.nrows >= 2 * min_rows && work >= min_work {
-        let parts = threads.min(dst.nrows / min_rows);
-        let per = dst.nrows.div_ceil(parts);
-        let Dest {
-            mut words,
-            stride,
-            nrows,
-            w0,
-            w1,
-        } = dst;
-        let mut jobs = Vec::with_capacity(parts);
-        let mut start = 0;
-        while start < nrows {
-            let rows = per.min(nrows - start);
-            let chunk = if start + rows < nrows {
-                let (head, tail) = std::mem::take(&mut words).split_at_mut(rows * stride);
-                words = tail;
-                head
-            } else {
-                std::mem::take(&mut words)
-            };
-            jobs.push((start, rows, chunk));
-            start += rows;
-        }
-        jobs.into_par_iter().for_each(|(start, rows, chunk)| {
-            let part = AddMul {
-                idx: &op.idx[start * op.idx_stride..],
-                ..*op
-            };
-            let dst = Dest {
-                words: chunk,
-                stride,
-                nrows: rows,
-                w0,
-                w1,
-            };
-            addmul_serial(dst, &part, &mut Scratch::default());
-        });
-        return;
-    }
-    addmul_serial(dst, op, scratch);
-}
-
-/// [`addmul`] on the calling thread.
-fn addmul_serial(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
-    let s = segment_words(dst.stride, op.src_stride, dst.w0, op.src_w0);
-    if s == 8 && dst.w1 - dst.w0 >= WIDE {
-        // Wide rows: segments of WIDE words (two 512-bit vectors) for the bulk, then one
-        // segment of 8 words for the remainder (which stays inside the strides).
-        let bulk = (dst.w1 - dst.w0) / WIDE * WIDE;
-        let Dest {
-            words,
-            stride,
-            nrows,
-            w0,
-            w1,
-        } = dst;
-        dispatch::<WIDE>(
-            Dest {
-                words: &mut *words,
-                stride,
-                nrows,
-                w0,
-                w1: w0 + bulk,
-            },
-            op,
-            scratch,
-        );
-        if w0 + bulk < w1 {
-            let rest = AddMul {
-                src_w0: op.src_w0 + bulk,
-                ..*op
-            };
-            dispatch::<8>(
-                Dest {
-                    words,
-                    stride,
-                    nrows,
-                    w0: w0 + bulk,
-                    w1,
-                },
-                &rest,
-                scratch,
-            );
-        }
-        return;
-    }
-    match s {
-        8 => dispatch::<8>(dst, op, scratch),
-        4 => dispatch::<4>(dst, op, scratch),
-        2 => dispatch::<2>(dst, op, scratch),
-        _ => dispatch::<1>(dst, op, scratch),
-    }
-}
-
-fn dispatch<const S: usize>(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratch) {
     // The active chunks (with at least one source row).
     let active: Vec<u32> = (0..op.chunks)
         .filter(|&t| op.src_rows[8 * t..8 * t + 8].iter().any(|&r| r != NONE))
@@ -228,23 +178,165 @@ fn dispatch<const S: usize>(dst: Dest<'_>, op: &AddMul<'_>, scratch: &mut Scratc
     if active.is_empty() {
         return;
     }
-    check_bounds::<S>(&dst, op);
-    let tabs = scratch.words(active.len() * 256 * S);
-    match isa() {
-        // SAFETY: the features were detected at run time; bounds were checked above.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::addmul_avx512::<S>(dst, op, &active, tabs) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::addmul_avx2::<S>(dst, op, &active, tabs) },
-        // SAFETY: bounds were checked above.
-        _ => unsafe { addmul_impl::<S, Portable>(dst, op, &active, tabs) },
+    // Runs: wide rows take segments of WIDE words (two 512-bit vectors) for the bulk and one
+    // segment of 8 words for the remainder (which stays inside the strides).
+    let s = segment_words(dst.stride, op.src_stride, dst.w0, op.src_w0);
+    let whole = Run {
+        s,
+        w0: dst.w0,
+        w1: dst.w1,
+        src_w0: op.src_w0,
+    };
+    let mut runs = Vec::with_capacity(2);
+    if s == 8 && dst.w1 - dst.w0 >= WIDE {
+        let bulk = (dst.w1 - dst.w0) / WIDE * WIDE;
+        runs.push(Run {
+            s: WIDE,
+            w1: dst.w0 + bulk,
+            ..whole
+        });
+        if bulk < dst.w1 - dst.w0 {
+            runs.push(Run {
+                s: 8,
+                w0: dst.w0 + bulk,
+                w1: dst.w1,
+                src_w0: op.src_w0 + bulk,
+            });
+        }
+    } else {
+        runs.push(whole);
+    }
+    for run in &runs {
+        check_bounds(&dst, op, run);
+    }
+    let (stride, nrows) = (dst.stride, dst.nrows);
+    let base = Shared(dst.words.as_mut_ptr());
+    let threads = rayon::current_num_threads();
+    let work = nrows * (dst.w1 - dst.w0) * active.len();
+    let segments: usize = runs.iter().map(Run::segments).sum();
+    let mut parts = Vec::new();
+    if threads > 1 && work >= min_work {
+        if segments >= 2 * threads {
+            // By columns: about four groups of segments per thread, for balance.
+            let groups = (4 * threads).min(segments);
+            for run in &runs {
+                let n = run.segments();
+                let k = (groups * n).div_ceil(segments).clamp(1, n);
+                for g in 0..k {
+                    let (a, b) = (g * n / k, (g + 1) * n / k);
+                    if a < b {
+                        parts.push(Part {
+                            r0: 0,
+                            r1: nrows,
+                            run: run.sub(a, b),
+                        });
+                    }
+                }
+            }
+        } else if nrows >= 2 * min_rows {
+            // By rows (each part builds its own tables).
+            let k = threads.min(nrows / min_rows);
+            for g in 0..k {
+                for run in &runs {
+                    parts.push(Part {
+                        r0: g * nrows / k,
+                        r1: (g + 1) * nrows / k,
+                        run: *run,
+                    });
+                }
+            }
+        }
+    }
+    if parts.len() > 1 {
+        parts.into_par_iter().for_each(|part| {
+            // Each worker keeps its table space between calls (at most 1 MiB).
+            thread_local! {
+                static TABLES: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+            }
+            TABLES.with(|cell| {
+                let mut fresh = Scratch::default();
+                let mut held = cell.try_borrow_mut();
+                let scratch = held.as_deref_mut().unwrap_or(&mut fresh);
+                // SAFETY: bounds were checked for every run over all rows; parts write
+                // disjoint words, and `dst.words` is not otherwise used until they finish.
+                unsafe { run_part(base, stride, part, op, &active, scratch) };
+            });
+        });
+    } else {
+        for run in runs {
+            let part = Part {
+                r0: 0,
+                r1: nrows,
+                run,
+            };
+            // SAFETY: bounds were checked for every run over all rows.
+            unsafe { run_part(base, stride, part, op, &active, scratch) };
+        }
     }
 }
 
-/// Panics unless every access of [`addmul_impl`] is in bounds.
-fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
-    let segs = (dst.w1 - dst.w0).div_ceil(S);
-    let dst_end = dst.w0 + segs * S;
+/// Runs one part on the calling thread, in the widest instruction set available.
+///
+/// # Safety
+/// [`check_bounds`] must have passed for the part's run over all rows of the destination at
+/// `base`, and no other thread may access the words the part writes.
+unsafe fn run_part(
+    base: Shared,
+    stride: usize,
+    part: Part,
+    op: &AddMul<'_>,
+    active: &[u32],
+    scratch: &mut Scratch,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match part.run.s {
+            16 => run_level::<16>(base, stride, part, op, active, scratch),
+            8 => run_level::<8>(base, stride, part, op, active, scratch),
+            4 => run_level::<4>(base, stride, part, op, active, scratch),
+            2 => run_level::<2>(base, stride, part, op, active, scratch),
+            _ => run_level::<1>(base, stride, part, op, active, scratch),
+        }
+    }
+}
+
+/// # Safety
+/// As [`run_part`], with `S == part.run.s`.
+unsafe fn run_level<const S: usize>(
+    base: Shared,
+    stride: usize,
+    part: Part,
+    op: &AddMul<'_>,
+    active: &[u32],
+    scratch: &mut Scratch,
+) {
+    let tabs = scratch.words(active.len() * 256 * S).as_mut_ptr();
+    let job = Job {
+        d: base.0.wrapping_add(part.r0 * stride),
+        stride,
+        nrows: part.r1 - part.r0,
+        run: part.run,
+        idx: op.idx[part.r0 * op.idx_stride..].as_ptr(),
+        op,
+        active,
+        tabs,
+    };
+    // SAFETY: forwarded from the caller; the features were detected at run time.
+    unsafe {
+        match isa() {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => x86::addmul_avx512::<S>(&job),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => x86::addmul_avx2::<S>(&job),
+            _ => addmul_impl::<S, BASELINE>(&job),
+        }
+    }
+}
+
+/// Panics unless every access of [`addmul_impl`] for `run` over all rows is in bounds.
+fn check_bounds(dst: &Dest<'_>, op: &AddMul<'_>, run: &Run) {
+    let span = run.segments() * run.s;
+    let dst_end = run.w0 + span;
     assert!(
         dst_end <= dst.stride,
         "segment exceeds the destination stride"
@@ -253,7 +345,7 @@ fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
         (dst.nrows - 1) * dst.stride + dst_end <= dst.words.len(),
         "destination rows out of bounds"
     );
-    let src_end = op.src_w0 + segs * S;
+    let src_end = run.src_w0 + span;
     assert!(
         src_end <= op.src_stride,
         "segment exceeds the source stride"
@@ -280,32 +372,41 @@ fn check_bounds<const S: usize>(dst: &Dest<'_>, op: &AddMul<'_>) {
     );
 }
 
+/// Everything one call of the kernel needs, as raw pointers: destination rows `0..nrows` at
+/// `d`, the run's words of each, index rows at `idx`, and table space at `tabs`.
+struct Job<'a> {
+    d: *mut u64,
+    stride: usize,
+    nrows: usize,
+    run: Run,
+    idx: *const u64,
+    op: &'a AddMul<'a>,
+    active: &'a [u32],
+    tabs: *mut u64,
+}
+
 /// The kernel. Tables: `active.len()` tables of 256 entries of `S` words, rebuilt per segment.
 ///
 /// # Safety
-/// [`check_bounds`] must have passed for `dst` and `op`, and `tabs` must hold
-/// `active.len() * 256 * S` words.
+/// [`check_bounds`] must have passed for the job's run over its rows, `tabs` must hold
+/// `active.len() * 256 * S` words, and no other thread may access the words written.
 #[inline(always)]
-unsafe fn addmul_impl<const S: usize, R: Rows>(
-    dst: Dest<'_>,
-    op: &AddMul<'_>,
-    active: &[u32],
-    tabs: &mut [u64],
-) {
-    let Dest {
-        words,
+unsafe fn addmul_impl<const S: usize, const LEVEL: u8>(job: &Job<'_>) {
+    let Job {
+        d,
         stride,
         nrows,
-        w0,
-        w1,
-    } = dst;
-    let d = words.as_mut_ptr();
+        run,
+        idx,
+        op,
+        active,
+        tabs: tp,
+    } = *job;
+    debug_assert_eq!(run.s, S);
     let src = op.src.as_ptr();
-    let idx = op.idx.as_ptr();
-    let tp = tabs.as_mut_ptr();
-    let mut w = w0;
-    while w < w1 {
-        let sw = w - w0 + op.src_w0;
+    let mut w = run.w0;
+    while w < run.w1 {
+        let sw = w - run.w0 + run.src_w0;
         // Build the tables of this segment: entry v = entry (v & (v - 1)) ^ source(lowest bit).
         for (a, &t) in active.iter().enumerate() {
             let t = t as usize;
@@ -334,27 +435,129 @@ unsafe fn addmul_impl<const S: usize, R: Rows>(
                 }
             }
         }
+        let seg = Segment {
+            d,
+            stride,
+            nrows,
+            w,
+            idx,
+            idx_stride: op.idx_stride,
+            active,
+            tp,
+        };
         // SAFETY: rows, index rows and tables were checked to be in bounds.
-        unsafe { R::apply::<S>(d, stride, nrows, w, idx, op.idx_stride, active, tp) };
+        unsafe { apply_rows::<S, LEVEL>(&seg) };
         w += S;
     }
 }
 
-/// The row loop of the kernel: `row[w..w + S] ^= sum over active chunks of table entries`.
-trait Rows {
+/// A vector register type for the row loop: `WORDS` consecutive words.
+trait Lane: Copy {
+    const WORDS: usize;
     /// # Safety
-    /// Every row segment, index row and table entry addressed must be in bounds.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn apply<const S: usize>(
-        d: *mut u64,
-        stride: usize,
-        nrows: usize,
-        w: usize,
-        idx: *const u64,
-        idx_stride: usize,
-        active: &[u32],
-        tp: *const u64,
-    );
+    /// `p` must be valid for reading `WORDS` words (alignment not required).
+    unsafe fn load(p: *const u64) -> Self;
+    /// # Safety
+    /// `p` must be valid for writing `WORDS` words (alignment not required).
+    unsafe fn store(self, p: *mut u64);
+    fn xor(self, other: Self) -> Self;
+}
+
+impl Lane for u64 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    unsafe fn load(p: *const u64) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { p.read_unaligned() }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u64) {
+        // SAFETY: forwarded from the caller.
+        unsafe { p.write_unaligned(self) }
+    }
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        self ^ other
+    }
+}
+
+/// Hints that the `S`-word segment at `p` will be read soon (x86-64 only; no effect
+/// elsewhere). Prefetching never faults.
+#[inline(always)]
+fn prefetch<const S: usize>(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..S.div_ceil(8) {
+        // SAFETY: a prefetch is only a hint and never faults; SSE is part of x86-64.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                p.wrapping_add(8 * line).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// One segment's row loop: rows `0..nrows` of `d` (`stride` words apart), words `w..w + S`,
+/// index rows at `idx` (`idx_stride` words apart), tables at `tp` (one per active chunk).
+#[derive(Clone, Copy)]
+struct Segment<'a> {
+    d: *mut u64,
+    stride: usize,
+    nrows: usize,
+    w: usize,
+    idx: *const u64,
+    idx_stride: usize,
+    active: &'a [u32],
+    tp: *const u64,
+}
+
+/// Most vectors a segment may hold (16 words in `u64` lanes).
+const MAX_LANES: usize = 16;
+
+/// The row loop: `row[w..w + S] ^= sum of the table entries selected by the row's index bytes`,
+/// in registers of type `L` (`S` must be a multiple of `L::WORDS`, at most `MAX_LANES` of them).
+///
+/// # Safety
+/// Every row segment, index row and table entry addressed must be in bounds, and the CPU must
+/// support the instructions of `L`.
+#[inline(always)]
+unsafe fn row_loop<L: Lane, const S: usize>(seg: &Segment<'_>) {
+    let Segment {
+        d,
+        stride,
+        nrows,
+        w,
+        idx,
+        idx_stride,
+        active,
+        tp,
+    } = *seg;
+    let nv = S / L::WORDS;
+    debug_assert!(nv * L::WORDS == S && nv <= MAX_LANES);
+    for i in 0..nrows {
+        // Rows are a stride apart, usually on different pages: the hardware prefetcher does
+        // not follow them.
+        prefetch::<S>(d.wrapping_add((i + PREFETCH_ROWS) * stride + w));
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let row = d.add(i * stride + w);
+            let ix = idx.add(i * idx_stride);
+            let mut acc = [L::load(row); MAX_LANES];
+            for (v, x) in acc.iter_mut().enumerate().take(nv).skip(1) {
+                *x = L::load(row.add(v * L::WORDS));
+            }
+            for (a, &t) in active.iter().enumerate() {
+                let e = tp.add((a * 256 + index_byte(ix, t as usize)) * S);
+                for (v, x) in acc.iter_mut().enumerate().take(nv) {
+                    *x = x.xor(L::load(e.add(v * L::WORDS)));
+                }
+            }
+            for (v, x) in acc.iter().enumerate().take(nv) {
+                x.store(row.add(v * L::WORDS));
+            }
+        }
+    }
 }
 
 /// Byte `t` of the index row at `ix`.
@@ -364,191 +567,123 @@ unsafe fn index_byte(ix: *const u64, t: usize) -> usize {
     unsafe { ((*ix.add(t / 8) >> (8 * (t % 8))) & 0xff) as usize }
 }
 
-/// Portable row loop (scalar words).
-struct Portable;
+/// Instruction-set levels of the kernel: the widest lanes the row loop may use.
+const BASELINE: u8 = 0;
+const AVX2: u8 = 1;
+const AVX512: u8 = 2;
 
-impl Rows for Portable {
-    #[inline(always)]
-    unsafe fn apply<const S: usize>(
-        d: *mut u64,
-        stride: usize,
-        nrows: usize,
-        w: usize,
-        idx: *const u64,
-        idx_stride: usize,
-        active: &[u32],
-        tp: *const u64,
-    ) {
-        for i in 0..nrows {
-            // SAFETY: forwarded from the caller.
-            unsafe {
-                let row = d.add(i * stride + w);
-                let ix = idx.add(i * idx_stride);
-                let mut acc = [0u64; S];
-                for (k, x) in acc.iter_mut().enumerate() {
-                    *x = *row.add(k);
-                }
-                for (a, &t) in active.iter().enumerate() {
-                    let e = tp.add((a * 256 + index_byte(ix, t as usize)) * S);
-                    for (k, x) in acc.iter_mut().enumerate() {
-                        *x ^= *e.add(k);
-                    }
-                }
-                for (k, x) in acc.iter().enumerate() {
-                    *row.add(k) = *x;
-                }
+/// The row loop in the widest lanes of level `LEVEL` that divide `S` (SSE2 is part of x86-64;
+/// words elsewhere).
+///
+/// # Safety
+/// As [`row_loop`]; the CPU must support level `LEVEL`.
+#[inline(always)]
+unsafe fn apply_rows<const S: usize, const LEVEL: u8>(seg: &Segment<'_>) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if LEVEL >= AVX512 && S.is_multiple_of(8) {
+                return row_loop::<x86::Avx512Lane, S>(seg);
+            }
+            if LEVEL >= AVX2 && S.is_multiple_of(4) {
+                return row_loop::<x86::Avx2Lane, S>(seg);
+            }
+            if S.is_multiple_of(2) {
+                return row_loop::<x86::Sse2, S>(seg);
             }
         }
+        row_loop::<u64, S>(seg)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::PREFETCH_ROWS;
-    use super::{AddMul, Dest, Portable, Rows, addmul_impl, index_byte};
+    use super::{AVX2, AVX512, Job, Lane, addmul_impl};
     use core::arch::x86_64::{
-        __m256i, __m512i, _MM_HINT_T0, _mm_prefetch, _mm256_loadu_si256, _mm256_storeu_si256,
-        _mm256_xor_si256, _mm512_loadu_si512, _mm512_storeu_si512, _mm512_xor_si512,
+        __m128i, __m256i, __m512i, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+        _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_loadu_si512,
+        _mm512_storeu_si512, _mm512_xor_si512,
     };
 
-    /// Row loop on 512-bit vectors (segments of 8 words; narrower ones use the portable loop).
-    pub(super) struct Avx512;
+    macro_rules! lane {
+        ($name:ident, $ty:ty, $words:literal, $feature:literal, $load:ident, $store:ident, $xor:ident) => {
+            #[derive(Clone, Copy)]
+            pub(super) struct $name($ty);
 
-    impl Rows for Avx512 {
-        #[inline(always)]
-        unsafe fn apply<const S: usize>(
-            d: *mut u64,
-            stride: usize,
-            nrows: usize,
-            w: usize,
-            idx: *const u64,
-            idx_stride: usize,
-            active: &[u32],
-            tp: *const u64,
-        ) {
-            if S != 8 && S != 16 {
-                // SAFETY: forwarded from the caller.
-                return unsafe {
-                    Portable::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                };
-            }
-            for i in 0..nrows {
-                // SAFETY: forwarded from the caller; AVX-512F is enabled in every caller. The
-                // prefetched row is in bounds.
-                unsafe {
-                    if i + PREFETCH_ROWS < nrows {
-                        let ahead = d.add((i + PREFETCH_ROWS) * stride + w).cast::<i8>();
-                        _mm_prefetch::<_MM_HINT_T0>(ahead);
-                        if S == 16 {
-                            _mm_prefetch::<_MM_HINT_T0>(ahead.add(64));
-                        }
-                    }
-                    let row = d.add(i * stride + w).cast::<__m512i>();
-                    let ix = idx.add(i * idx_stride);
-                    let mut lo = _mm512_loadu_si512(row);
-                    let mut hi = if S == 16 {
-                        _mm512_loadu_si512(row.add(1))
-                    } else {
-                        lo
-                    };
-                    for (a, &t) in active.iter().enumerate() {
-                        let e = tp
-                            .add((a * 256 + index_byte(ix, t as usize)) * S)
-                            .cast::<__m512i>();
-                        lo = _mm512_xor_si512(lo, _mm512_loadu_si512(e));
-                        if S == 16 {
-                            hi = _mm512_xor_si512(hi, _mm512_loadu_si512(e.add(1)));
-                        }
-                    }
-                    _mm512_storeu_si512(row, lo);
-                    if S == 16 {
-                        _mm512_storeu_si512(row.add(1), hi);
-                    }
+            impl $name {
+                #[target_feature(enable = $feature)]
+                #[inline]
+                fn xor_raw(a: $ty, b: $ty) -> $ty {
+                    $xor(a, b)
                 }
             }
-        }
-    }
 
-    /// Row loop on 256-bit vectors (segments of 4 or 8 words).
-    pub(super) struct Avx2;
-
-    impl Rows for Avx2 {
-        #[inline(always)]
-        unsafe fn apply<const S: usize>(
-            d: *mut u64,
-            stride: usize,
-            nrows: usize,
-            w: usize,
-            idx: *const u64,
-            idx_stride: usize,
-            active: &[u32],
-            tp: *const u64,
-        ) {
-            if S != 8 && S != 4 {
-                // SAFETY: forwarded from the caller.
-                return unsafe {
-                    Portable::apply::<S>(d, stride, nrows, w, idx, idx_stride, active, tp)
-                };
-            }
-            for i in 0..nrows {
-                // SAFETY: forwarded from the caller; AVX2 is enabled in every caller. The
-                // prefetched row is in bounds.
-                unsafe {
-                    if i + PREFETCH_ROWS < nrows {
-                        let ahead = d.add((i + PREFETCH_ROWS) * stride + w).cast::<i8>();
-                        _mm_prefetch::<_MM_HINT_T0>(ahead);
-                    }
-                    let row = d.add(i * stride + w).cast::<__m256i>();
-                    let ix = idx.add(i * idx_stride);
-                    let mut lo = _mm256_loadu_si256(row);
-                    let mut hi = if S == 8 {
-                        _mm256_loadu_si256(row.add(1))
-                    } else {
-                        lo
-                    };
-                    for (a, &t) in active.iter().enumerate() {
-                        let e = tp
-                            .add((a * 256 + index_byte(ix, t as usize)) * S)
-                            .cast::<__m256i>();
-                        lo = _mm256_xor_si256(lo, _mm256_loadu_si256(e));
-                        if S == 8 {
-                            hi = _mm256_xor_si256(hi, _mm256_loadu_si256(e.add(1)));
-                        }
-                    }
-                    _mm256_storeu_si256(row, lo);
-                    if S == 8 {
-                        _mm256_storeu_si256(row.add(1), hi);
-                    }
+            impl Lane for $name {
+                const WORDS: usize = $words;
+                #[inline(always)]
+                unsafe fn load(p: *const u64) -> Self {
+                    // SAFETY: forwarded from the caller, who runs on a CPU with the feature.
+                    $name(unsafe { $load(p.cast()) })
+                }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut u64) {
+                    // SAFETY: forwarded from the caller, who runs on a CPU with the feature.
+                    unsafe { $store(p.cast(), self.0) }
+                }
+                #[inline(always)]
+                fn xor(self, other: Self) -> Self {
+                    // SAFETY: values of this type only exist on a CPU with the feature (they
+                    // are created by `load`).
+                    $name(unsafe { Self::xor_raw(self.0, other.0) })
                 }
             }
-        }
+        };
     }
 
-    /// # Safety
-    /// As [`addmul_impl`], on a CPU with AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn addmul_avx512<const S: usize>(
-        dst: Dest<'_>,
-        op: &AddMul<'_>,
-        active: &[u32],
-        tabs: &mut [u64],
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { addmul_impl::<S, Avx512>(dst, op, active, tabs) }
+    lane!(
+        Sse2,
+        __m128i,
+        2,
+        "sse2",
+        _mm_loadu_si128,
+        _mm_storeu_si128,
+        _mm_xor_si128
+    );
+    lane!(
+        Avx2Lane,
+        __m256i,
+        4,
+        "avx2",
+        _mm256_loadu_si256,
+        _mm256_storeu_si256,
+        _mm256_xor_si256
+    );
+    lane!(
+        Avx512Lane,
+        __m512i,
+        8,
+        "avx512f",
+        _mm512_loadu_si512,
+        _mm512_storeu_si512,
+        _mm512_xor_si512
+    );
+
+    /// The kernel compiled for an instruction set.
+    macro_rules! with_features {
+        ($name:ident, $feature:literal, $level:expr) => {
+            /// # Safety
+            /// As [`addmul_impl`], on a CPU with the feature.
+            #[target_feature(enable = $feature)]
+            pub(super) unsafe fn $name<const S: usize>(job: &Job<'_>) {
+                // SAFETY: forwarded from the caller.
+                unsafe { addmul_impl::<S, { $level }>(job) }
+            }
+        };
     }
 
-    /// # Safety
-    /// As [`addmul_impl`], on a CPU with AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn addmul_avx2<const S: usize>(
-        dst: Dest<'_>,
-        op: &AddMul<'_>,
-        active: &[u32],
-        tabs: &mut [u64],
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { addmul_impl::<S, Avx2>(dst, op, active, tabs) }
-    }
+    with_features!(addmul_avx512, "avx512f", AVX512);
+    with_features!(addmul_avx2, "avx2", AVX2);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -707,66 +842,98 @@ mod tests {
         }
     }
 
+    /// Runs the kernel `f` on `p` with segments of `s` words over the whole range.
+    fn with_job(p: &Problem, s: usize, f: impl FnOnce(&Job<'_>)) -> Vec<u64> {
+        let mut d = p.dst.clone();
+        let op = p.op();
+        let active: Vec<u32> = (0..p.chunks as u32)
+            .filter(|&t| {
+                p.src_rows[8 * t as usize..8 * t as usize + 8]
+                    .iter()
+                    .any(|&r| r != NONE)
+            })
+            .collect();
+        let run = Run {
+            s,
+            w0: p.w0,
+            w1: p.w1,
+            src_w0: p.w0,
+        };
+        let dst = Dest {
+            words: &mut d,
+            stride: p.stride,
+            nrows: p.nrows,
+            w0: p.w0,
+            w1: p.w1,
+        };
+        check_bounds(&dst, &op, &run);
+        let mut tabs = vec![0u64; active.len() * 256 * s];
+        let job = Job {
+            d: dst.words.as_mut_ptr(),
+            stride: p.stride,
+            nrows: p.nrows,
+            run,
+            idx: op.idx.as_ptr(),
+            op: &op,
+            active: &active,
+            tabs: tabs.as_mut_ptr(),
+        };
+        f(&job);
+        d
+    }
+
     #[test]
     fn every_instruction_set_agrees() {
         let mut rng = Rng::from_seed(2);
         for (nrows, stride, w0, w1, chunks) in shapes() {
             let p = problem(&mut rng, nrows, stride, w0, w1, chunks);
             let want = p.expected();
-            let active: Vec<u32> = (0..chunks as u32)
-                .filter(|&t| {
-                    p.src_rows[8 * t as usize..8 * t as usize + 8]
-                        .iter()
-                        .any(|&r| r != NONE)
-                })
-                .collect();
             let s = segment_words(stride, stride, w0, w0);
+            // SAFETY (every call below): `with_job` checked the bounds; each instruction set is
+            // used only when detected.
             macro_rules! check {
-                ($f:expr, $s:literal) => {
-                    if s == $s {
-                        let got = p.run(|d, op| {
-                            check_bounds::<$s>(&d, op);
-                            let mut tabs = vec![0u64; active.len() * 256 * $s];
-                            // SAFETY: bounds checked above; the features are detected by the
-                            // caller of each arm.
-                            unsafe { $f(d, op, &active, &mut tabs) }
-                        });
-                        assert_eq!(got, want, "segment {}", $s);
-                    }
-                };
+                ($f:expr, $s:expr) => {{
+                    assert_eq!(
+                        with_job(&p, $s, |j| unsafe { $f(j) }),
+                        want,
+                        "segment {}",
+                        $s
+                    );
+                }};
             }
-            check!(addmul_impl::<1, Portable>, 1);
-            check!(addmul_impl::<2, Portable>, 2);
-            check!(addmul_impl::<4, Portable>, 4);
-            check!(addmul_impl::<8, Portable>, 8);
+            match s {
+                1 => check!(addmul_impl::<1, BASELINE>, 1),
+                2 => check!(addmul_impl::<2, BASELINE>, 2),
+                4 => check!(addmul_impl::<4, BASELINE>, 4),
+                _ => check!(addmul_impl::<8, BASELINE>, 8),
+            }
+            let wide = s == 8 && w1 > w0 && (w1 - w0) % WIDE == 0;
+            if wide {
+                check!(addmul_impl::<WIDE, BASELINE>, WIDE);
+            }
             #[cfg(target_arch = "x86_64")]
             {
                 if std::is_x86_feature_detected!("avx2") {
-                    check!(x86::addmul_avx2::<4>, 4);
-                    check!(x86::addmul_avx2::<8>, 8);
+                    match s {
+                        1 => check!(x86::addmul_avx2::<1>, 1),
+                        2 => check!(x86::addmul_avx2::<2>, 2),
+                        4 => check!(x86::addmul_avx2::<4>, 4),
+                        _ => check!(x86::addmul_avx2::<8>, 8),
+                    }
+                    if wide {
+                        check!(x86::addmul_avx2::<WIDE>, WIDE);
+                    }
                 }
                 if std::is_x86_feature_detected!("avx512f") {
-                    check!(x86::addmul_avx512::<8>, 8);
-                }
-            }
-            // The wide segments, where the shape allows them.
-            if s == 8 && (w1 - w0) % WIDE == 0 && w1 > w0 {
-                let got = p.run(|d, op| {
-                    check_bounds::<WIDE>(&d, op);
-                    let mut tabs = vec![0u64; active.len() * 256 * WIDE];
-                    // SAFETY: bounds checked above.
-                    unsafe { addmul_impl::<WIDE, Portable>(d, op, &active, &mut tabs) }
-                });
-                assert_eq!(got, want, "portable wide");
-                #[cfg(target_arch = "x86_64")]
-                if std::is_x86_feature_detected!("avx512f") {
-                    let got = p.run(|d, op| {
-                        check_bounds::<WIDE>(&d, op);
-                        let mut tabs = vec![0u64; active.len() * 256 * WIDE];
-                        // SAFETY: bounds checked above; AVX-512F detected.
-                        unsafe { x86::addmul_avx512::<WIDE>(d, op, &active, &mut tabs) }
-                    });
-                    assert_eq!(got, want, "avx512 wide");
+                    match s {
+                        1 => check!(x86::addmul_avx512::<1>, 1),
+                        2 => check!(x86::addmul_avx512::<2>, 2),
+                        4 => check!(x86::addmul_avx512::<4>, 4),
+                        _ => check!(x86::addmul_avx512::<8>, 8),
+                    }
+                    if wide {
+                        check!(x86::addmul_avx512::<WIDE>, WIDE);
+                    }
                 }
             }
         }
