@@ -733,7 +733,9 @@ class Halfspaces(_Real):
     target: ``m = 1000``, about ``10^6`` labelings). ``k >= 3``: the d-subset method (each
     labeling is induced by a hyperplane spanned by ``k`` points, the points on it labeled by a
     halfspace within it, found recursively), deduplicated by a hash table that compares whole
-    labelings; ``O(m^{k+1})``, for small ``m``, not streamed.
+    labelings; ``O(m^{k+1})``, for small ``m``, not streamed. ``count_dichotomies`` sorts and
+    groups the critical directions without building labelings when ``k <= 2`` (closed form
+    ``2m`` when ``k = 1``), and enumerates them when ``k >= 3``.
 
     **Representatives** depend on the set of points only: ``w = 0, b = -1`` (all zeros),
     ``w = 0, b = 1`` (all ones); in the sweep a direction strictly between two consecutive

@@ -308,17 +308,23 @@ impl Sweep {
             };
             (f64::from_bits(b), (v >> 32) as u32, v as u32)
         };
-        let mut packed: Vec<u128> = (0..m as u32)
-            .into_par_iter()
-            .flat_map_iter(|i| {
-                let a = xy(i);
-                (i + 1..m as u32).map(move |j| {
-                    let d = approx_dir(a, xy(j));
-                    pack(-d[0] / (d[0].abs() + d[1]), i, j)
-                })
+        let row = |i: u32| {
+            let a = xy(i);
+            (i + 1..m as u32).map(move |j| {
+                let d = approx_dir(a, xy(j));
+                pack(-d[0] / (d[0].abs() + d[1]), i, j)
             })
-            .collect();
-        packed.par_sort_unstable();
+        };
+        // Small sweeps (inside the d-subset method) stay on the calling thread.
+        let packed: Vec<u128> = if m < 256 {
+            let mut v: Vec<u128> = (0..m as u32).flat_map(row).collect();
+            v.sort_unstable();
+            v
+        } else {
+            let mut v: Vec<u128> = (0..m as u32).into_par_iter().flat_map_iter(row).collect();
+            v.par_sort_unstable();
+            v
+        };
         let mut keyed: Vec<(f64, u32, u32)> = packed.into_iter().map(unpack).collect();
         let exact_cmp = |a: &(f64, u32, u32), b: &(f64, u32, u32)| {
             let s = exact::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2));
@@ -785,6 +791,28 @@ fn hyperplane(pts: &[&[f64]], coords: &[usize], dim: usize) -> Option<(Vec<f64>,
     Some((n, c))
 }
 
+/// The hyperplane through 3 points of `R^3` (read through `coords`) in floating point: the cross
+/// product of two differences. Only a starting point: [`tilt`] verifies its result exactly.
+fn hyperplane_fast(pts: &[&[f64]], coords: &[usize], dim: usize) -> Option<(Vec<f64>, f64)> {
+    if coords.len() != 3 {
+        return None;
+    }
+    let d = |i: usize, c: usize| pts[i][coords[c]] - pts[0][coords[c]];
+    let (a, b) = ([d(1, 0), d(1, 1), d(1, 2)], [d(2, 0), d(2, 1), d(2, 2)]);
+    let cr = [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ];
+    let mut n = vec![0.0; dim];
+    for (j, &c) in coords.iter().enumerate() {
+        n[c] = cr[j];
+    }
+    let c = -(0..3).map(|j| cr[j] * pts[0][coords[j]]).sum::<f64>();
+    (n.iter().all(|v| v.is_finite()) && c.is_finite() && cr.iter().any(|&v| v != 0.0))
+        .then_some((n, c))
+}
+
 /// Determinant of a square integer matrix (Bareiss).
 fn det_value(mut a: Vec<Vec<num_bigint::BigInt>>) -> num_bigint::BigInt {
     use num_bigint::{BigInt, Sign};
@@ -901,21 +929,11 @@ fn for_each_subset(m: usize, k: usize, mut f: impl FnMut(&[usize]) -> Result<()>
 fn subsets(g: &Grouped, coords: &[usize], limit: usize) -> Result<Dichotomies<f64>> {
     let (dim, m, k, w) = (g.dim, g.len(), coords.len(), words_for(g.n));
     let mut map = LabelMap::default();
-    let mut labels: Vec<Vec<u64>> = Vec::new();
-    let mut params: Vec<Vec<f64>> = Vec::new();
-    let mut add = |label: Vec<u64>, rep: &mut dyn FnMut(&[u64]) -> Vec<f64>| -> Result<()> {
-        if !map.contains_key(&label) {
-            if labels.len() >= limit {
-                return Err(super::too_many(format!("more than {limit}"), limit));
-            }
-            params.push(rep(&label));
-            map.insert(label.clone(), labels.len());
-            labels.push(label);
-        }
-        Ok(())
-    };
-    add(vec![0u64; w], &mut |_| constant(dim, false))?;
-    add(g.all_set(), &mut |_| constant(dim, true))?;
+    let mut labels: Vec<Vec<u64>> = vec![vec![0u64; w], g.all_set()];
+    let mut params: Vec<Vec<f64>> = vec![constant(dim, false), constant(dim, true)];
+    for (i, l) in labels.iter().enumerate() {
+        map.entry(l.clone()).or_insert(i);
+    }
     let e0 = exact::min_exponent(g.pts.iter().copied());
     for_each_subset(m, k, |s| {
         let spts: Vec<&[f64]> = s.iter().map(|&i| g.point(i)).collect();
@@ -943,11 +961,6 @@ fn subsets(g: &Grouped, coords: &[usize], limit: usize) -> Result<Dichotomies<f6
         if first != s {
             return Ok(()); // this hyperplane is visited from its first basis
         }
-        let Some(plane) = hyperplane(&spts, coords, dim) else {
-            return Ok(());
-        };
-        let zg = g.subset(&z);
-        let sub = flat(&zg, &basis.pivot_coords(), usize::MAX)?;
         let mut plus = vec![0u64; w];
         let mut minus = vec![0u64; w];
         for (p, &side) in sides.iter().enumerate() {
@@ -957,24 +970,93 @@ fn subsets(g: &Grouped, coords: &[usize], limit: usize) -> Result<Dichotomies<f6
                 _ => {}
             }
         }
-        for i in 0..sub.len() {
+        // The labelings of the points on the hyperplane (within it): every subset when they are
+        // affinely independent, else a recursive enumeration. Representatives within the
+        // hyperplane, and the hyperplane itself, are computed only for new labelings.
+        let sub_flat = || flat(&g.subset(&z), &basis.pivot_coords(), usize::MAX);
+        let mut sub: Option<(Dichotomies<f64>, LabelMap)> = None;
+        let sub_labels: Vec<Vec<u64>> = if z.len() == k {
+            (0u32..1 << k)
+                .map(|mask| {
+                    let mut l = vec![0u64; w];
+                    for (t, &p) in z.iter().enumerate() {
+                        if mask >> t & 1 == 1 {
+                            g.set(&mut l, p as usize);
+                        }
+                    }
+                    l
+                })
+                .collect()
+        } else {
+            let d = sub_flat()?;
+            let labs = (0..d.len()).map(|i| d.label(i).to_vec()).collect();
+            let idx = labs_index(&d);
+            sub = Some((d, idx));
+            labs
+        };
+        let mut plane = None;
+        let mut fast = None;
+        for sl in &sub_labels {
             for (sgn, base) in [(1.0, &plus), (-1.0, &minus)] {
-                let label: Vec<u64> = base.iter().zip(sub.label(i)).map(|(a, b)| a | b).collect();
-                add(label, &mut |l| {
-                    tilt(g, &plane, &sides, sgn, sub.params(i), l)
-                })?;
+                let label: Vec<u64> = base.iter().zip(sl).map(|(a, b)| a | b).collect();
+                let slot = map.get(&label).copied();
+                if slot.is_some_and(|i| !params[i][0].is_nan()) {
+                    continue; // known, with a representative
+                }
+                if slot.is_none() && labels.len() >= limit {
+                    return Err(super::too_many(format!("more than {limit}"), limit));
+                }
+                if sub.is_none() {
+                    let d = sub_flat()?;
+                    let idx = labs_index(&d);
+                    sub = Some((d, idx));
+                }
+                let (d, idx) = sub.as_ref().expect("computed above");
+                let Some(&si) = idx.get(sl) else {
+                    continue; // unreachable: every sub-labeling is enumerated
+                };
+                // A floating-point hyperplane first (in R^3), the exact one if that fails.
+                let fast = fast.get_or_insert_with(|| hyperplane_fast(&spts, coords, dim));
+                let mut rep = match fast.as_ref() {
+                    Some(pl) => tilt(g, pl, &sides, sgn, d.params(si), &label),
+                    None => vec![f64::NAN; dim + 1],
+                };
+                if rep[0].is_nan() {
+                    let plane = plane.get_or_insert_with(|| hyperplane(&spts, coords, dim));
+                    if let Some(pl) = plane.as_ref() {
+                        rep = tilt(g, pl, &sides, sgn, d.params(si), &label);
+                    }
+                }
+                match slot {
+                    Some(i) => params[i] = rep,
+                    None => {
+                        map.insert(label.clone(), labels.len());
+                        labels.push(label);
+                        params.push(rep);
+                    }
+                }
             }
         }
         Ok(())
     })?;
     let mut idx: Vec<usize> = (0..labels.len()).collect();
     idx.sort_unstable_by(|&a, &b| labels[a].cmp(&labels[b]));
+    idx.dedup_by(|a, b| labels[*a] == labels[*b]); // the constants coincide when m = 0
     let mut out = Dichotomies::new(g.n, dim + 1);
     out.reserve(idx.len());
     for i in idx {
         out.push(&labels[i], &params[i]);
     }
     Ok(out)
+}
+
+/// Index of every labeling of `d` by its packed words.
+fn labs_index(d: &Dichotomies<f64>) -> LabelMap {
+    let mut idx = LabelMap::default();
+    for i in 0..d.len() {
+        idx.entry(d.label(i).to_vec()).or_insert(i);
+    }
+    idx
 }
 
 // ---------------------------------------------------------------------------------------------
