@@ -531,6 +531,19 @@ def test_property_rectangles(pts):
     assert len(d) == len(label_set(d))
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2), st.booleans(), st.sampled_from([0.0, 0.5, 1.0, 3.0])), min_size=1, max_size=7)
+)
+def test_property_erm_halfspaces(rows):
+    X = np.array([[a, b] for a, b, _, _ in rows], dtype=float)
+    y = np.array([t for _, _, t, _ in rows])
+    w = np.array([v for _, _, _, v in rows])
+    h = Halfspaces(2).erm(X, y, sample_weight=w)
+    err = lambda lab: sum(Fraction(float(wi)) for wi, a, t in zip(w, lab, y) if a != t)  # noqa: E731
+    assert err(Halfspaces(2).predict(h, X)) == min(err(lab) for lab in exact_halfspaces_2d(X))
+
+
 def test_exact_brute_force_agrees_with_lp():
     # The two brute forces used above agree on integer inputs (the LP is exact there).
     rng = np.random.default_rng(8)
