@@ -739,13 +739,15 @@ class Halfspaces(_Real):
 
     **Representatives** depend on the set of points only: ``w = 0, b = -1`` (all zeros),
     ``w = 0, b = 1`` (all ones); in the sweep a direction strictly between two consecutive
-    critical angles and an offset strictly between the two points adjacent to the cut, both
-    certified with exact predicates; in the d-subset method the spanning hyperplane tilted by a
-    small multiple of the representative within it, verified exactly on every point. A
-    labeling for which no double-precision representative can be certified (possible only when
-    coordinates' exact differences need more than about a thousand bits, or for splits whose
-    whole arc of directions is narrower than double precision resolves) has NaN ``params``, and
-    :meth:`Dichotomies.hypothesis` raises for it.
+    critical angles of the labeling's arc of directions (the first such gap where doubles allow
+    one) and an offset strictly between the two points adjacent to the cut, both certified with
+    exact predicates; in the d-subset method the spanning hyperplane tilted by a small multiple
+    of the representative within it, verified exactly on every point. A labeling for which no
+    double-precision representative exists or can be certified has NaN ``params`` and
+    :meth:`Dichotomies.hypothesis` raises for it: this needs points whose separating directions
+    form an arc narrower than doubles resolve (e.g. two points ``1e-300`` apart that a line must
+    separate while also separating points at distance 1); it does not happen on data of moderate
+    dynamic range, including exactly or nearly collinear points.
 
     **Order**: the two constant labelings, then sweep order (``k <= 2``: critical angles
     increasing, cuts by position, each split's ``1_B`` before ``1_A``) or lexicographic order of

@@ -37,13 +37,18 @@
 //!
 //! **Representatives** `[w_0..w_{d-1}, b]` depend on the set of points only. The constant
 //! labelings are `w = 0, b = -1` (all zeros) and `w = 0, b = 1` (all ones). In the sweep, a split
-//! created at a critical angle is represented by a direction strictly between that angle and the
-//! next critical angle (so the order of every point along it is known exactly) and an offset
+//! is represented by a direction strictly between two consecutive critical angles of its arc (so
+//! the order of every point along it is known exactly: the first such gap, usually the one where
+//! the split appears, in which a double-precision direction and offset exist) and an offset
 //! strictly between the two points adjacent to the cut; both facts are certified with exact
-//! predicates. In the d-subset method the representative is the spanning hyperplane tilted by a
-//! small multiple of the representative inside the hyperplane, and is verified exactly on every
-//! point. If no double-precision representative can be certified (which needs coordinates whose
-//! exact differences use more than about a thousand bits), its parameters are NaN.
+//! predicates, trying the rounded bisector, simpler rational directions (continued fractions)
+//! and directions a few units in the last place away. In the d-subset method the representative
+//! is the spanning hyperplane tilted by a small multiple of the representative inside the
+//! hyperplane, verified exactly on every point. A labeling for which none can be certified gets
+//! NaN parameters: this happens when no pair of doubles has a direction inside the labeling's
+//! whole arc of separating directions (e.g. two points within `1e-300` of each other that a
+//! line must separate while also separating points at distance 1), never on data whose
+//! coordinates have moderate dynamic range.
 //!
 //! **Order**: the constant labelings first; then, for `k <= 2`, sweep order (critical angles in
 //! increasing order, cuts by position, `1_B` before `1_A`); for `k >= 3`, lexicographic order of
