@@ -1,7 +1,7 @@
 //! Affine halfspaces of `R^d`: `h_{w,b}(x) = 1[w . x + b >= 0]`, evaluated exactly.
 //!
 //! **Prediction** is exact: the sign of `w . x + b` is decided by the filtered predicate
-//! [`exact::affine_sign`](super::exact::affine_sign), so points on or near the boundary are
+//! [`super::exact::affine_sign`], so points on or near the boundary are
 //! classified as the real-number formula says, never as rounding happens to fall.
 //!
 //! **Counts.** On `m` distinct points in general position the class induces Cover's (1965)

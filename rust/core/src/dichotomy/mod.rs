@@ -10,8 +10,9 @@
 //!
 //! * **Exactness.** The output is exactly `Π_C(S)`: no labeling is missing or repeated, on any
 //!   input (duplicate points, ties, collinear or coplanar points). Structural generators produce
-//!   each labeling once by construction; the others deduplicate by sorting the packed rows and
-//!   comparing them in full (never a hash-only "seen" set: ERRATA C6).
+//!   each labeling once by construction; the others deduplicate exactly, comparing whole
+//!   labelings (finite classes sort the packed rows; halfspaces in dimension 3 or more use a hash
+//!   table that compares full keys): never a hash-only "seen" set (ERRATA C6).
 //! * **Data-independent representatives.** The representative of a labeling is a deterministic
 //!   function of the *set* of unlabeled points (never of labels or of the row order), a genuine
 //!   member of the class, and it reproduces its labeling exactly under the class's prediction
@@ -24,8 +25,9 @@
 //!
 //! Modules, one per class family: [`thresholds`], [`intervals`], [`rectangles`],
 //! [`halfspaces`] (with the exact geometric predicates of [`exact`]), [`parities`] (on the GF(2)
-//! core), [`points`], [`finite`]; the
-//! scoring of labelings against data is in [`score`].
+//! core), [`points`], [`finite`]; the scoring of labelings against data is in [`score`].
+//! [`Class`] gathers the classes with real parameters behind one interface (collect, stream,
+//! count, ERM).
 
 pub mod exact;
 pub mod finite;
