@@ -749,9 +749,11 @@ class Halfspaces(_Real):
     separate while also separating points at distance 1); it does not happen on data of moderate
     dynamic range, including exactly or nearly collinear points.
 
-    **Order**: the two constant labelings, then sweep order (``k <= 2``: critical angles
-    increasing, cuts by position, each split's ``1_B`` before ``1_A``) or lexicographic order of
-    the packed words (``k >= 3``). Raw ``params``: ``[w..., b]``.
+    **Order**: the two constant labelings, then sweep order (``k <= 2``: each split when the
+    sweep certifies its representative, i.e. at the critical angle where it appears except in
+    near-degenerate cases; critical angles increasing, cuts by position, each split's ``1_B``
+    before ``1_A``) or lexicographic order of the packed words (``k >= 3``). Raw ``params``:
+    ``[w..., b]``.
     """
 
     def __init__(self, dim: int) -> None:

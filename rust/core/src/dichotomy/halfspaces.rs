@@ -50,9 +50,10 @@
 //! line must separate while also separating points at distance 1), never on data whose
 //! coordinates have moderate dynamic range.
 //!
-//! **Order**: the constant labelings first; then, for `k <= 2`, sweep order (critical angles in
-//! increasing order, cuts by position, `1_B` before `1_A`); for `k >= 3`, lexicographic order of
-//! the packed words.
+//! **Order**: the constant labelings first; then, for `k <= 2`, sweep order (each split when its
+//! representative is certified, which is at the critical angle where it appears except in
+//! near-degenerate cases; critical angles in increasing order, cuts by position, `1_B` before
+//! `1_A`); for `k >= 3`, lexicographic order of the packed words.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
