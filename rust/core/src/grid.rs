@@ -131,7 +131,7 @@ pub fn decompose(x: f64) -> (u64, i32) {
 }
 
 /// The double nearest to `n * 2^e` (ties to even).
-fn big_to_f64(n: &BigInt, e: i32) -> f64 {
+pub fn big_to_f64(n: &BigInt, e: i32) -> f64 {
     let (sign, mag) = n.clone().into_parts();
     if sign == Sign::NoSign {
         return 0.0;

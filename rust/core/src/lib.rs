@@ -16,8 +16,11 @@
 //!   stable selection and the sparse vector technique.
 //! * [`tardos`]: fingerprinting codes (Tardos, symmetric Tardos, robust Boneh–Shaw), pirate
 //!   strategies and tracing.
+//! * [`dichotomy`]: the distinct labelings a hypothesis class induces on a point set, with
+//!   representatives, exact scoring and empirical-risk minimisation.
 //! * [`error`]: the crate's error type.
 
+pub mod dichotomy;
 pub mod error;
 pub mod exact;
 pub mod expmech;

@@ -4,6 +4,7 @@
 //! core function, and maps errors in one place ([`errors`]). No algorithm lives here.
 
 mod convert;
+mod dichotomy;
 mod errors;
 mod expmech;
 mod gf2;
@@ -15,6 +16,12 @@ use pyo3::prelude::*;
 
 #[pymodule(gil_used = false)]
 mod _core {
+    #[pymodule_export]
+    use crate::dichotomy::{
+        DichotomySource, dichotomies, dichotomy_argmin, dichotomy_count, dichotomy_erm,
+        dichotomy_mistakes, finite_dichotomies, finite_vc_dimension, halfspace_predict,
+        parity_dichotomies, parity_erm, parity_rank,
+    };
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
     #[pymodule_export]

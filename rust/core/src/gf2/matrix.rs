@@ -94,7 +94,7 @@ fn lines_with(n: usize, fill: impl FnOnce(*mut Line)) -> Vec<Line> {
 }
 
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(start: usize, bytes: usize) {
+pub(crate) fn advise_huge_pages(start: usize, bytes: usize) {
     const HUGE: usize = 2 << 20;
     if bytes < 4 * HUGE {
         return;
@@ -110,7 +110,7 @@ fn advise_huge_pages(start: usize, bytes: usize) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_start: usize, _bytes: usize) {}
+pub(crate) fn advise_huge_pages(_start: usize, _bytes: usize) {}
 
 impl Clone for Matrix {
     fn clone(&self) -> Self {

@@ -22,4 +22,5 @@ mod ops;
 pub mod reference;
 
 pub use matrix::Matrix;
+pub(crate) use matrix::advise_huge_pages;
 pub use ops::learn_parity;
