@@ -2,6 +2,8 @@
 
 :func:`load_warfarin` loads the IWPC warfarin cohort (4,819 patients) shipped with privlearn, so
 that the tests, the examples and ``privlearn reproduce`` need nothing from outside the package.
+:func:`make_concept_sample` draws synthetic samples labelled by concepts of every hypothesis
+class of :mod:`privlearn.hypotheses` (see :mod:`privlearn.datasets.synthetic`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,16 @@ from typing import Dict, List, Literal, Tuple, Union, overload
 
 import numpy as np
 
-__all__ = ["Dataset", "load_warfarin"]
+from .synthetic import ConceptSample, make_concept_sample, random_concept, sample_points
+
+__all__ = [
+    "Dataset",
+    "load_warfarin",
+    "ConceptSample",
+    "make_concept_sample",
+    "random_concept",
+    "sample_points",
+]
 
 _PACKAGE = "privlearn.datasets"
 _CSV_NAME = "iwpc-scaled.csv"
