@@ -252,7 +252,7 @@ def newton_ball(
     n = X.shape[0]
     lo, hi = 0.0, loss.lipschitz / radius
     mu = 0.0
-    inner = tol / 8.0
+    inner = max(tol / 8.0, 1e-14)  # the search only needs to land near the root
     for _ in range(200):
         w, _ = newton(loss, X, y, lam + mu, tol=inner, w0=w)
         norm = float(np.linalg.norm(w))
@@ -270,6 +270,18 @@ def newton_ball(
         dh = float(np.dot(w, linalg.solve(H, w, assume_a="pos", check_finite=False))) / norm**3
         step = mu - h / dh
         mu = step if lo < step < hi else 0.5 * (lo + hi)
+    # Polish (w, mu) together by Newton's method on the KKT system
+    # grad F(w) + mu w = 0, (||w||^2 - R^2)/2 = 0 (quadratic convergence to the rounding floor).
+    d = X.shape[1]
+    for _ in range(4):
+        _, d1, d2 = loss.derivatives(X @ w, y)
+        g = X.T @ d1 / n + (lam + mu) * w
+        K = np.zeros((d + 1, d + 1))
+        K[:d, :d] = (X.T * d2) @ X / n
+        K[np.diag_indices(d)] += lam + mu
+        K[:d, d] = K[d, :d] = w
+        step = np.linalg.solve(K, -np.append(g, 0.5 * (np.dot(w, w) - radius * radius)))
+        w, mu = w + step[:d], max(mu + float(step[d]), 0.0)
     w = w * (radius / np.linalg.norm(w))
     grad = X.T @ loss.derivatives(X @ w, y)[1] / n + lam * w
     mu_hat = max(0.0, -float(np.dot(grad, w)) / (radius * radius))

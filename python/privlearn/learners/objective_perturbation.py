@@ -131,6 +131,9 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, 
         ``h`` of the smoothed hinge loss.
     fit_intercept : bool, default False
         Through a constant column equal to ``data_norm``.
+    classes : sequence of two labels, optional
+        The declared labels (default: read from ``y``, as for
+        :class:`~privlearn.learners.OutputPerturbationClassifier`).
     accountant : Accountant, optional
         Each fit spends ``Budget(epsilon)``.
     rng : None, int or Generator, optional
@@ -157,6 +160,7 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, 
         data_norm: Optional[float] = 1.0,
         smoothing: float = 0.5,
         fit_intercept: bool = False,
+        classes: Any = None,
         accountant: Any = None,
         rng: Any = None,
     ) -> None:
@@ -166,6 +170,7 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, 
         self.data_norm = data_norm
         self.smoothing = smoothing
         self.fit_intercept = fit_intercept
+        self.classes = classes
         self.accountant = accountant
         self.rng = rng
 

@@ -396,9 +396,20 @@ LOSSES = ("logistic", "smoothed_hinge")
 
 
 def _binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only."""
+    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only.
+
+    The classes are the estimator's declared ``classes`` if set (then ``y`` may hold one of them
+    only), else the labels found in ``y`` (which must be exactly two)."""
     from sklearn.utils.multiclass import type_of_target
 
+    declared = getattr(estimator, "classes", None)
+    if declared is not None:
+        classes = np.unique(np.asarray(declared))
+        if classes.size != 2 or len(declared) != 2:
+            raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
+        if not np.all(np.isin(y, classes)):
+            raise InvalidParameterError(f"y: has labels outside the declared classes {list(classes)!r}", "y")
+        return classes, np.where(y == classes[1], 1.0, -1.0)
     try:
         kind = type_of_target(y, input_name="y", raise_unknown=True)
     except ValueError as err:
@@ -410,7 +421,9 @@ def _binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarr
         )
     if classes.size < 2:
         raise InvalidParameterError(
-            f"y: {type(estimator).__name__} needs two classes; got 1 class", "y"
+            f"y: {type(estimator).__name__} needs two classes; got 1 class (declare `classes` to "
+            "fit data with one class)",
+            "y",
         )
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
@@ -486,6 +499,10 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _Ou
     sensitivity_bound : {"paper", "tight"}, default "paper"
     fit_intercept : bool, default False
         Fit an intercept through a constant column equal to ``data_norm``.
+    classes : sequence of two labels, optional
+        The declared labels (``classes[1]``, after sorting, is the positive class). By default
+        they are read from ``y``, which reveals which labels occur (and ``y`` must then hold
+        both); declare them for a fit whose every output is private.
     accountant : Accountant, optional
         Each fit spends ``Budget(epsilon)``.
     rng : None, int or Generator, optional
@@ -512,6 +529,7 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _Ou
         variant: str = "strongly_convex",
         sensitivity_bound: str = "paper",
         fit_intercept: bool = False,
+        classes: Any = None,
         accountant: Any = None,
         rng: Any = None,
     ) -> None:
@@ -521,6 +539,7 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _Ou
         self.radius = radius
         self.data_norm = data_norm
         self.smoothing = smoothing
+        self.classes = classes
         self.variant = variant
         self.sensitivity_bound = sensitivity_bound
         self.fit_intercept = fit_intercept

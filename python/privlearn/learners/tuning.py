@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
+from sklearn.utils.metaestimators import available_if
 
 from ..errors import InvalidParameterError
 from ..mechanisms import exponential
@@ -69,6 +70,11 @@ def _split(n: int, k: int, gen: Any) -> List[np.ndarray]:
     return [np.sort(chunk) for chunk in np.array_split(perm, k)]
 
 
+def _estimator_has(name: str) -> Any:
+    """``available_if`` test: the wrapped estimator has the method ``name``."""
+    return lambda self: hasattr(self.estimator, name)
+
+
 class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
     r"""Private parameter tuning (Chaudhuri et al. 2011, Section 6; Wu et al., Algorithm 5).
 
@@ -91,7 +97,7 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         ``label_bound`` (used to clip the strict score).
     param_grid : dict or list of dicts
         As for :class:`sklearn.model_selection.ParameterGrid` (it must not vary ``epsilon``,
-        ``label_bound``, ``accountant`` or ``rng``).
+        ``label_bound``, ``classes``, ``accountant`` or ``rng``).
     epsilon : float
         Budget of every candidate and of the choice; the total is ``epsilon``.
     selection : {"strict", "paper_not_dp"}, default "strict"
@@ -148,7 +154,7 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         if not grid:
             raise InvalidParameterError("param_grid: must contain at least one point", "param_grid")
         for point in grid:
-            bad = sorted(set(point) & {"epsilon", "label_bound", "accountant", "rng"})
+            bad = sorted(set(point) & {"epsilon", "label_bound", "classes", "accountant", "rng"})
             if bad:
                 raise InvalidParameterError(
                     f"param_grid: must not vary {', '.join(bad)} (the budget, the score's bound and "
@@ -216,10 +222,16 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         gen = as_generator(self.rng)
         chunks = _split(n, m + 1, gen)
         val = chunks[-1]
+        fixed: Dict[str, Any] = dict(epsilon=eps, accountant=None, rng=gen)
+        if classifier and self.estimator.get_params(deep=False).get("classes") is None:
+            # A chunk may hold one class only: the candidates get the classes of the whole data.
+            from .output_perturbation import _binary_targets
+
+            fixed["classes"] = list(_binary_targets(self.estimator, yv)[0])
         models = []
         for point, chunk in zip(grid, chunks[:-1]):
             model = clone(self.estimator)
-            model.set_params(**point, epsilon=eps, accountant=None, rng=gen)
+            model.set_params(**point, **fixed)
             models.append(model.fit(Xv[chunk], yv[chunk]))
         Xs, ys = Xv[val], yv[val]
         if classifier:
@@ -265,6 +277,26 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         self._check_fitted()
         return float(self.best_estimator_.score(X, y, sample_weight=sample_weight))
 
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The chosen classifier's decision function."""
+        self._check_fitted()
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """The chosen classifier's class probabilities."""
+        self._check_fitted()
+        return self.best_estimator_.predict_proba(X)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The chosen classifier's classes."""
+        self._check_fitted()
+        if not hasattr(self.best_estimator_, "classes_"):
+            raise AttributeError("classes_: PrivateTuning wraps a regressor")
+        return self.best_estimator_.classes_
+
     @property
     def coef_(self) -> np.ndarray:
         """The chosen model's coefficients."""
@@ -283,7 +315,9 @@ def oracle_parameters(
     param_grid: Any,
     X: Any,
     y: Any,
-) -> Dict[str, Any]:
+    *,
+    return_scores: bool = False,
+) -> Any:
     r"""Wu et al.'s "oracle" choice of parameters for output perturbation. **Not differentially
     private**: it reads the training data to choose.
 
@@ -301,11 +335,13 @@ def oracle_parameters(
         Grid of ``alpha`` and ``radius`` values (not of the data bounds).
     X, y : array_like
         Training data.
+    return_scores : bool, default False
+        Also return the expected MSE of every grid point (in grid order).
 
     Returns
     -------
-    dict
-        The best grid point (ties: the first).
+    dict, or (dict, list of float)
+        The best grid point (ties: the first), and the scores if asked.
     """
     if not isinstance(estimator, OutputPerturbationRegressor):
         raise InvalidParameterError(
@@ -322,13 +358,12 @@ def oracle_parameters(
     spec = RidgeSpectrum.from_gram(gram, xty, data.n)
     yy = float(data.y @ data.y)
     trace = float(np.trace(gram))
-    best, best_point = math.inf, grid[0]
+    scores = []
     for point in grid:
         alpha, radius, delta, eps = clone(estimator).set_params(**point)._calibrate(data.n, data.d)
         w, _ = ridge_ball(spec, alpha, radius)
         mse = (float(w @ gram @ w) - 2.0 * float(w @ xty) + yy) / data.n
         b = delta / eps
-        value = mse + (data.d + 1) * b * b * trace / data.n
-        if value < best:
-            best, best_point = value, point
-    return dict(best_point)
+        scores.append(mse + (data.d + 1) * b * b * trace / data.n)
+    best = dict(grid[int(np.argmin(scores))])
+    return (best, scores) if return_scores else best
