@@ -193,9 +193,13 @@ def _trial(task: _Task, seed: int) -> Dict[str, np.ndarray]:
     mi = np.empty(len(cells))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflowing predictions of wild models
+        done: Dict[Tuple[str, int], Tuple[float, float]] = {}
         for i, (key, eps, Xt, yt) in enumerate(cells):
+            if key == "non_private" and (key, id(Xt)) in done:  # the same at every epsilon
+                mse[i], mi[i] = done[(key, id(Xt))]
+                continue
             model = fit_method(key, eps, Xt, yt, gen)
-            mse[i], mi[i] = _evaluate(model, Xt, yt, Xv, yv, prior)
+            mse[i], mi[i] = done[(key, id(Xt))] = _evaluate(model, Xt, yt, Xv, yv, prior)
     shape = (-1, len(keys))
     return {"mse": mse.reshape(shape).T, "mi": mi.reshape(shape).T, "baseline": np.array([baseline]),
             "zero": np.array([float(np.mean(yv * yv))])}

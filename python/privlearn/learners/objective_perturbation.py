@@ -78,7 +78,7 @@ def objective_perturbation_parameters(epsilon: float, n: int, reg: float, curvat
     0.0
     >>> eps1, extra = objective_perturbation_parameters(0.1, 100, 0.001, 0.25)
     >>> eps1, round(extra, 4)
-    (0.05, 0.0961)
+    (0.05, 0.0978)
     """
     ratio = curvature / (n * reg)
     eps1 = epsilon - 2.0 * math.log1p(ratio)
