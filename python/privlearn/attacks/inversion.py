@@ -17,7 +17,7 @@ sensitive attribute is a one-hot block of columns whose reference level is the a
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -39,13 +39,27 @@ def _predictor(model: Any, d: int) -> Any:
     return lambda X: X @ w
 
 
+@overload
+def model_inversion(
+    model: Any, X: Any, y: Any, *, columns: Sequence[int], prior: Any = ..., sigma: Optional[float] = ...,
+    return_guesses: Literal[False] = ...,
+) -> float: ...
+
+
+@overload
+def model_inversion(
+    model: Any, X: Any, y: Any, *, columns: Sequence[int], prior: Any = ..., sigma: Optional[float] = ...,
+    return_guesses: Literal[True],
+) -> Tuple[float, np.ndarray]: ...
+
+
 def model_inversion(
     model: Any,
     X: Any,
     y: Any,
     *,
     columns: Sequence[int],
-    prior: Optional[Sequence[float]] = None,
+    prior: Any = None,
     sigma: Optional[float] = None,
     return_guesses: bool = False,
 ) -> Union[float, Tuple[float, np.ndarray]]:
@@ -70,7 +84,7 @@ def model_inversion(
     columns : sequence of int
         The columns of the sensitive attribute's one-hot block; on the built-in warfarin data,
         ``(12, 13)`` for VKORC1 (CT, TT; reference CC).
-    prior : sequence of float, optional
+    prior : array_like of float, optional
         Prior probabilities of the ``len(columns) + 1`` values (reference level first). Default:
         the frequencies in ``X`` with one pseudo-count per value (so no value has probability 0).
     sigma : float, optional

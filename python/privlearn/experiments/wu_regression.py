@@ -114,7 +114,9 @@ def fit_method(key: str, eps: float, X: np.ndarray, y: np.ndarray, gen: Any) -> 
         return FunctionalMechanismRegressor(eps, reg_multiplier=0.0, **_common(), rng=gen).fit(X, y)
     if key == "di":
         params = data_independent_parameters(n, d, eps)
-        return OutputPerturbationRegressor(eps, **params, variant="rls_out", **_common(), rng=gen).fit(X, y)
+        return OutputPerturbationRegressor(
+            eps, alpha=params["alpha"], radius=params["radius"], variant="rls_out", **_common(), rng=gen
+        ).fit(X, y)
     if key == "op_tight":
         return OutputPerturbationRegressor(
             eps, alpha="auto", radius=1.0, sensitivity_bound="tight", **_common(), rng=gen
@@ -157,8 +159,7 @@ def _evaluate(model: Any, X: np.ndarray, y: np.ndarray, Xv: np.ndarray, yv: np.n
     mse = float(np.mean((_predict(model, Xv) - yv) ** 2))
     if not (np.isfinite(mse) and np.isfinite(train_rmse)) or train_rmse == 0.0:
         return mse, math.nan
-    acc = model_inversion(model, Xv, yv, columns=VKORC1, prior=prior, sigma=train_rmse)
-    return mse, float(acc)
+    return mse, model_inversion(model, Xv, yv, columns=VKORC1, prior=prior, sigma=train_rmse)
 
 
 def _prior(X: np.ndarray) -> np.ndarray:

@@ -280,8 +280,8 @@ def newton_ball(
         K[:d, :d] = (X.T * d2) @ X / n
         K[np.diag_indices(d)] += lam + mu
         K[:d, d] = K[d, :d] = w
-        step = np.linalg.solve(K, -np.append(g, 0.5 * (np.dot(w, w) - radius * radius)))
-        w, mu = w + step[:d], max(mu + float(step[d]), 0.0)
+        kkt = np.linalg.solve(K, -np.append(g, 0.5 * (np.dot(w, w) - radius * radius)))
+        w, mu = w + kkt[:d], max(mu + float(kkt[d]), 0.0)
     w = w * (radius / np.linalg.norm(w))
     grad = X.T @ loss.derivatives(X @ w, y)[1] / n + lam * w
     mu_hat = max(0.0, -float(np.dot(grad, w)) / (radius * radius))
