@@ -706,33 +706,6 @@ def test_oracle_expected_mse_is_exact():
 # Documentation
 # --------------------------------------------------------------------------------------------
 
-DOC_MODULES = [
-    "privlearn.learners",
-    "privlearn.learners.output_perturbation",
-    "privlearn.learners.objective_perturbation",
-    "privlearn.learners.functional",
-    "privlearn.learners.tuning",
-    "privlearn.attacks.inversion",
-    "privlearn.experiments.wu_regression",
-]
-
-
-@pytest.mark.parametrize("name", DOC_MODULES)
-def test_doctests_and_docstrings(name):
-    import doctest
-    import importlib
-    import inspect
-
-    module = importlib.import_module(name)
-    assert module.__doc__
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0
-    for attr in getattr(module, "__all__", []):
-        obj = getattr(module, attr)
-        if inspect.isfunction(obj) or inspect.isclass(obj):
-            assert inspect.getdoc(obj), f"{name}.{attr} has no docstring"
-
-
 @pytest.mark.parametrize(
     "cls,source",
     [

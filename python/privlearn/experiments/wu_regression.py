@@ -332,51 +332,55 @@ def _curve(ax: Any, x: np.ndarray, values: np.ndarray, key: str, log: bool) -> N
     ax.plot(x, stats[:, 0], style, color=colour, marker="o", markersize=3, label=LABELS[key])
 
 
+def _draw_epsilon_panels(
+    path: Path, eps: np.ndarray, values: Dict[str, np.ndarray], panels: Sequence[Tuple[str, Sequence[str]]],
+    *, log: bool, reference: Tuple[float, str], ylabel: str, title: str, width: float,
+) -> None:
+    """One panel per ``(title, methods)`` against epsilon, with a horizontal reference line."""
+    fig = new_figure(figsize=(width, 5.2), layout="constrained")
+    axes = fig.subplots(1, len(panels))
+    for ax, (panel_title, keys) in zip(axes, panels):
+        for key in keys:
+            _curve(ax, eps, values[key], key, log=log)
+        ax.axhline(reference[0], color="0.4", linestyle=":", label=f"{reference[1]} ({reference[0]:.3f})")
+        ax.set_xscale("log")
+        if log:
+            ax.set_yscale("log")
+        ax.set_xlabel("privacy parameter ε")
+        ax.set_ylabel(ylabel)
+        ax.set_title(panel_title, fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=6.5)
+    fig.suptitle(title)
+    fig.savefig(path, dpi=120)
+
+
 def _draw_mse(path: Path, eps: np.ndarray, mse: Dict[str, np.ndarray], zero: float, reps: int) -> None:
-    fig = new_figure(figsize=(16, 5.2), layout="constrained")
-    axes = fig.subplots(1, 3)
     panels = (
         ("(Fig. 1) output perturbation vs functional mechanism",
          ("fm", "fm_noreg", "tuned_r1", "tuned_r2", "tuned_r1_paper", "di", "oracle", "op_tight", "non_private")),
         ("(Fig. 2) data-independent vs oracle", ("di", "oracle", "op_tight", "non_private")),
         ("(Fig. 4) objective vs output perturbation", ("obj_tuned", "obj_di", "di", "oracle", "non_private")),
     )
-    for ax, (title, keys) in zip(axes, panels):
-        for key in keys:
-            _curve(ax, eps, mse[key], key, log=True)
-        ax.axhline(zero, color="0.4", linestyle=":", label=f"predicting 0 ({zero:.3f})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("privacy parameter ε")
-        ax.set_ylabel("validation MSE (z-scored dose), geometric mean")
-        ax.set_title(title, fontsize=10)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6.5)
-    fig.suptitle(f"Private linear regression on IWPC warfarin (n = {N_TRAIN}, d = 14): geometric mean and 95% CI "
-                 f"over {reps} splits")
-    fig.savefig(path, dpi=120)
+    _draw_epsilon_panels(
+        path, eps, mse, panels, log=True, reference=(zero, "predicting 0"),
+        ylabel="validation MSE (z-scored dose), geometric mean", width=16,
+        title=f"Private linear regression on IWPC warfarin (n = {N_TRAIN}, d = 14): geometric mean and 95% CI "
+        f"over {reps} splits",
+    )
 
 
 def _draw_mi(path: Path, eps: np.ndarray, mi: Dict[str, np.ndarray], baseline: float, reps: int) -> None:
-    fig = new_figure(figsize=(12, 5), layout="constrained")
-    axes = fig.subplots(1, 2)
     panels = (
         ("(Fig. 5) model inversion, all mechanisms",
          ("fm", "fm_noreg", "tuned_r1", "tuned_r2", "di", "oracle", "obj_tuned", "obj_di", "op_tight", "non_private")),
         ("(Fig. 6) data-independent vs oracle", ("di", "oracle", "non_private")),
     )
-    for ax, (title, keys) in zip(axes, panels):
-        for key in keys:
-            _curve(ax, eps, mi[key], key, log=False)
-        ax.axhline(baseline, color="0.4", linestyle=":", label=f"prior-mode guess ({baseline:.3f})")
-        ax.set_xscale("log")
-        ax.set_xlabel("privacy parameter ε")
-        ax.set_ylabel("VKORC1 inversion accuracy")
-        ax.set_title(title, fontsize=10)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6.5)
-    fig.suptitle(f"Fredrikson et al.'s model inversion of VKORC1: mean and 95% CI over {reps} splits")
-    fig.savefig(path, dpi=120)
+    _draw_epsilon_panels(
+        path, eps, mi, panels, log=False, reference=(baseline, "prior-mode guess"),
+        ylabel="VKORC1 inversion accuracy", width=12,
+        title=f"Fredrikson et al.'s model inversion of VKORC1: mean and 95% CI over {reps} splits",
+    )
 
 
 def _draw_size(path: Path, rates: np.ndarray, size_mse: Dict[str, np.ndarray], size_mi: Dict[str, np.ndarray], reps: int) -> None:

@@ -19,10 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
 import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
 
 from ..accounting import _integer, _real
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
+from ._solvers import Loss
 
 __all__: list = []
 
@@ -294,6 +297,118 @@ def check_is_fitted(estimator: Any) -> None:
     from sklearn.utils.validation import check_is_fitted as _check
 
     _check(estimator, "coef_")
+
+
+# --------------------------------------------------------------------------------------------
+# Linear models: data preparation, targets, prediction
+# --------------------------------------------------------------------------------------------
+
+LOSSES = ("logistic", "smoothed_hinge")
+
+
+def binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only.
+
+    The classes are the estimator's declared ``classes`` if set (then ``y`` may hold one of them
+    only), else the labels found in ``y`` (which must be exactly two)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    declared = getattr(estimator, "classes", None)
+    if declared is not None:
+        classes = np.unique(np.asarray(declared))
+        if classes.size != 2 or len(declared) != 2:
+            raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
+        if not np.all(np.isin(y, classes)):
+            raise InvalidParameterError(f"y: has labels outside the declared classes {list(classes)!r}", "y")
+        return classes, np.where(y == classes[1], 1.0, -1.0)
+    try:
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+    except ValueError as err:
+        raise InvalidParameterError(str(err), "y") from None
+    classes = np.unique(y)
+    if kind not in ("binary", "multiclass") or classes.size > 2:
+        raise InvalidParameterError(
+            f"y: Only binary classification is supported. The type of the target is {kind}.", "y"
+        )
+    if classes.size < 2:
+        raise InvalidParameterError(
+            f"y: {type(estimator).__name__} needs two classes; got 1 class (declare `classes` to "
+            "fit data with one class)",
+            "y",
+        )
+    return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def smoothing_arg(value: Any) -> float:
+    return positive(value, "smoothing")
+
+
+class LinearClassifierMixin(ClassifierMixin):
+    """``decision_function``, ``predict`` and (logistic loss) ``predict_proba`` from ``coef_``."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed scores ``X @ coef_[0] + intercept_[0]``; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]  # type: ignore[attr-defined]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]  # type: ignore[attr-defined]
+
+    def _is_logistic(self) -> bool:
+        return getattr(self, "loss", None) == "logistic"
+
+    @available_if(_is_logistic)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of the logistic model (``loss="logistic"`` only)."""
+        from scipy.special import expit
+
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def _set_classifier(self, data: Normalised, w: np.ndarray, classes: np.ndarray) -> None:
+        coef, intercept = data.coefficients(w)
+        self.coef_ = coef[None, :]
+        self.intercept_ = np.array([intercept])
+        self.classes_ = classes
+
+
+def classification_loss(estimator: Any) -> Loss:
+    """The estimator's ``loss`` (and ``smoothing``) as a :class:`~._solvers.Loss`."""
+    name = choice(estimator.loss, "loss", LOSSES)
+    return Loss(name, smoothing_arg(estimator.smoothing) if name == "smoothed_hinge" else 0.0)
+
+
+def classification_data(estimator: Any, X: Any, y: Any) -> Tuple[np.ndarray, Normalised]:
+    """``(classes_, data)``: the estimator's ``data_norm`` and ``fit_intercept`` checked, the
+    data validated, the labels mapped to ``{-1, +1}``, the rows clipped and normalised."""
+    data_norm = bound_arg(estimator.data_norm, "data_norm")
+    fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
+    Xv, yv = validate_Xy(estimator, X, y, classifier=True)
+    classes, ys = binary_targets(estimator, yv)
+    return classes, normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
+
+
+def regression_data(estimator: Any, X: Any, y: Any) -> Normalised:
+    """The estimator's ``data_norm``, ``label_bound`` and ``fit_intercept`` checked, the data
+    validated, clipped and normalised."""
+    data_norm = bound_arg(estimator.data_norm, "data_norm")
+    label_bound = bound_arg(estimator.label_bound, "label_bound")
+    fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
+    Xv, yv = validate_Xy(estimator, X, y, classifier=False)
+    return normalise(Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+
+
+class LinearRegressorMixin(RegressorMixin):
+    """``predict`` of a fitted linear regressor (``coef_``, ``intercept_``)."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions ``X @ coef_ + intercept_`` (no clipping)."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        return X @ self.coef_ + self.intercept_  # type: ignore[attr-defined]
 
 
 def is_integer(value: object) -> bool:

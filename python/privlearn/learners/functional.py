@@ -33,11 +33,11 @@ import math
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 
 from .. import _core
 from . import _base
-from ._base import Normalised, PrivateEstimatorMixin
+from ._base import LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 
 __all__ = ["FunctionalMechanismRegressor", "functional_sensitivity", "polynomial_coefficients"]
 
@@ -79,7 +79,7 @@ def _minimise(coeffs: np.ndarray, d: int, reg: float, trim: float) -> np.ndarray
     return -0.5 * Qk @ ((Qk.T @ v) / sig[keep])
 
 
-class FunctionalMechanismRegressor(PrivateEstimatorMixin, RegressorMixin, BaseEstimator):
+class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator):
     r"""Private linear regression by the functional mechanism (Zhang et al., PVLDB 2012,
     Algorithm 1; regularisation and spectral trimming of their Section 5).
 
@@ -138,17 +138,13 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, RegressorMixin, BaseEs
 
     def _noisy_coefficients(self, X: Any, y: Any, eps: float) -> Tuple[Normalised, np.ndarray, float]:
         """Validate, clip, normalise and release the noisy coefficient vector."""
-        data_norm = _base.bound_arg(self.data_norm, "data_norm")
-        label_bound = _base.bound_arg(self.label_bound, "label_bound")
-        fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
         reg = _base._real(self.reg_multiplier, "reg_multiplier", "that is finite and >= 0")
         if not (math.isfinite(reg) and reg >= 0.0):
             raise _base.InvalidParameterError(
                 f"reg_multiplier: must be finite and >= 0; got {self.reg_multiplier!r}", "reg_multiplier"
             )
         _base.positive(self.trim_threshold, "trim_threshold")
-        Xv, yv = _base.validate_Xy(self, X, y, classifier=False)
-        data = _base.normalise(Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+        data = _base.regression_data(self, X, y)
         delta = functional_sensitivity(data.d)
         coeffs = polynomial_coefficients(data.X, data.y)
         noisy = np.asarray(_core.laplace(coeffs, delta, eps, self.rng, "exact"), dtype=np.float64)
@@ -173,9 +169,3 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, RegressorMixin, BaseEs
         self.coef_, self.intercept_ = data.coefficients(w)
         self.sensitivity_ = delta
         return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions ``X @ coef_ + intercept_`` (no clipping)."""
-        _base.check_is_fitted(self)
-        X = _base.validate_X(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_

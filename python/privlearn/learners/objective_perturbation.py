@@ -46,13 +46,12 @@ import math
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
 
 from .. import _core
 from . import _base
-from ._base import Normalised, PrivateEstimatorMixin
+from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 from ._solvers import Loss, newton
-from .output_perturbation import LOSSES, _binary_targets, _LinearClassifier, _smoothing_arg
 
 __all__ = [
     "ObjectivePerturbationClassifier",
@@ -106,7 +105,7 @@ class _ObjectivePerturbation(BaseEstimator):
         return w, eps1, extra
 
 
-class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _ObjectivePerturbation):
+class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin, _ObjectivePerturbation):
     r"""Private binary linear classification by objective perturbation (Chaudhuri, Monteleoni
     and Sarwate 2011, Algorithm 2 and Theorem 9; Wu et al.'s Algorithm 3 with its errata).
 
@@ -186,14 +185,9 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, 
         """
 
         def release() -> Tuple[Normalised, np.ndarray, np.ndarray, float, float, float]:
-            name = _base.choice(self.loss, "loss", LOSSES)
-            loss = Loss(name, _smoothing_arg(self.smoothing) if name == "smoothed_hinge" else 0.0)
-            data_norm = _base.bound_arg(self.data_norm, "data_norm")
-            fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
+            loss = _base.classification_loss(self)
             _base.check_alpha(self.alpha)
-            Xv, yv = _base.validate_Xy(self, X, y, classifier=True)
-            classes, ys = _binary_targets(self, yv)
-            data = _base.normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
+            classes, data = _base.classification_data(self, X, y)
             alpha = _base.alpha_arg(self.alpha, data.n, data.d, eps)
             w, eps1, extra = self._release(data, loss, 1.0, alpha, eps)
             return data, w, classes, alpha, eps1, extra
@@ -207,7 +201,7 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, 
         return self
 
 
-class ObjectivePerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _ObjectivePerturbation):
+class ObjectivePerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _ObjectivePerturbation):
     r"""Private linear regression by objective perturbation with the pseudo-Huber loss
     (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2 and Theorem 9; the project's errata
     B2, option (b)).
@@ -277,12 +271,8 @@ class ObjectivePerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _Obj
 
         def release() -> Tuple[Normalised, np.ndarray, float, float, float]:
             delta_h = _base.positive(self.huber_delta, "huber_delta")
-            data_norm = _base.bound_arg(self.data_norm, "data_norm")
-            label_bound = _base.bound_arg(self.label_bound, "label_bound")
-            fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
             _base.check_alpha(self.alpha)
-            Xv, yv = _base.validate_Xy(self, X, y, classifier=False)
-            data = _base.normalise(Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+            data = _base.regression_data(self, X, y)
             alpha = _base.alpha_arg(self.alpha, data.n, data.d, eps)
             w, eps1, extra = self._release(data, Loss("pseudo_huber", delta_h), delta_h, alpha, eps)
             return data, w, alpha, eps1, extra
@@ -294,9 +284,3 @@ class ObjectivePerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _Obj
         self.epsilon_noise_ = eps1
         self.extra_regularization_ = extra
         return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions ``X @ coef_ + intercept_`` (no clipping)."""
-        _base.check_is_fitted(self)
-        X = _base.validate_X(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_

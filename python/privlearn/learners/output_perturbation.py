@@ -53,14 +53,13 @@ import math
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.metaestimators import available_if
+from sklearn.base import BaseEstimator
 
 from .. import _core
 from ..errors import InvalidParameterError
 from . import _base
-from ._base import Normalised, PrivateEstimatorMixin
-from ._solvers import Loss, RidgeSpectrum, newton_ball, ridge_ball
+from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
+from ._solvers import RidgeSpectrum, newton_ball, ridge_ball
 
 __all__ = [
     "OutputPerturbationRegressor",
@@ -154,7 +153,7 @@ class _OutputPerturbation(BaseEstimator):
         return eps, variant, bound, data_norm, fit_intercept
 
 
-class OutputPerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _OutputPerturbation):
+class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _OutputPerturbation):
     r"""Private linear regression by output perturbation (Wu et al., Algorithms 1, 2 and 4).
 
     Ridge regression with the mean squared loss ``(1/n) sum (<w,x> - y)^2 + (alpha/2)||w||^2``,
@@ -269,10 +268,8 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _Output
 
     def _prepare(self, X: Any, y: Any) -> Normalised:
         """Check the bounds, validate, clip and normalise the data."""
-        _, _, _, data_norm, fit_intercept = self._common_params()
-        label_bound = _base.bound_arg(self.label_bound, "label_bound")
-        X, y = _base.validate_Xy(self, X, y, classifier=False)
-        return _base.normalise(X, y, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+        self._common_params()
+        return _base.regression_data(self, X, y)
 
     def _calibrate(self, n: int, d: int) -> Tuple[float, Optional[float], float, float]:
         """``(alpha, radius, sensitivity, epsilon)`` for ``n`` rows and ``d`` coefficients."""
@@ -334,11 +331,6 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, _Output
         self.noise_scale_ = delta / eps
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions ``X @ coef_ + intercept_`` (no clipping)."""
-        _base.check_is_fitted(self)
-        X = _base.validate_X(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_
 
 
 def rls_out(
@@ -394,79 +386,8 @@ def rls_out(
 # Classification
 # --------------------------------------------------------------------------------------------
 
-LOSSES = ("logistic", "smoothed_hinge")
 
-
-def _binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only.
-
-    The classes are the estimator's declared ``classes`` if set (then ``y`` may hold one of them
-    only), else the labels found in ``y`` (which must be exactly two)."""
-    from sklearn.utils.multiclass import type_of_target
-
-    declared = getattr(estimator, "classes", None)
-    if declared is not None:
-        classes = np.unique(np.asarray(declared))
-        if classes.size != 2 or len(declared) != 2:
-            raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
-        if not np.all(np.isin(y, classes)):
-            raise InvalidParameterError(f"y: has labels outside the declared classes {list(classes)!r}", "y")
-        return classes, np.where(y == classes[1], 1.0, -1.0)
-    try:
-        kind = type_of_target(y, input_name="y", raise_unknown=True)
-    except ValueError as err:
-        raise InvalidParameterError(str(err), "y") from None
-    classes = np.unique(y)
-    if kind not in ("binary", "multiclass") or classes.size > 2:
-        raise InvalidParameterError(
-            f"y: Only binary classification is supported. The type of the target is {kind}.", "y"
-        )
-    if classes.size < 2:
-        raise InvalidParameterError(
-            f"y: {type(estimator).__name__} needs two classes; got 1 class (declare `classes` to "
-            "fit data with one class)",
-            "y",
-        )
-    return classes, np.where(y == classes[1], 1.0, -1.0)
-
-
-def _smoothing_arg(value: Any) -> float:
-    return _base.positive(value, "smoothing")
-
-
-class _LinearClassifier(ClassifierMixin):
-    """``decision_function``, ``predict`` and (logistic loss) ``predict_proba`` from ``coef_``."""
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Signed scores ``X @ coef_[0] + intercept_[0]``; positive means ``classes_[1]``."""
-        _base.check_is_fitted(self)
-        X = _base.validate_X(self, X, reset=False)
-        return X @ self.coef_[0] + self.intercept_[0]  # type: ignore[attr-defined]
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels."""
-        _base.check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]  # type: ignore[attr-defined]
-
-    def _is_logistic(self) -> bool:
-        return getattr(self, "loss", None) == "logistic"
-
-    @available_if(_is_logistic)
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities of the logistic model (``loss="logistic"`` only)."""
-        from scipy.special import expit
-
-        p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
-
-    def _set_classifier(self, data: Normalised, w: np.ndarray, classes: np.ndarray) -> None:
-        coef, intercept = data.coefficients(w)
-        self.coef_ = coef[None, :]
-        self.intercept_ = np.array([intercept])
-        self.classes_ = classes
-
-
-class OutputPerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _OutputPerturbation):
+class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin, _OutputPerturbation):
     r"""Private binary linear classification by output perturbation (Wu et al., Algorithms 1
     and 2; Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 1).
 
@@ -548,32 +469,26 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, _LinearClassifier, _Ou
         self.accountant = accountant
         self.rng = rng
 
-    def _loss(self) -> Loss:
-        name = _base.choice(self.loss, "loss", LOSSES)
-        return Loss(name, _smoothing_arg(self.smoothing) if name == "smoothed_hinge" else 0.0)
-
     def fit(self, X: Any, y: Any) -> "OutputPerturbationClassifier":
         """Fit on ``(X, y)`` (two classes), spending ``epsilon``; errors as for
         :meth:`OutputPerturbationRegressor.fit`."""
 
         def release() -> Tuple[Normalised, np.ndarray, np.ndarray, float, float]:
-            eps, variant, bound, data_norm, fit_intercept = self._common_params()
+            eps, variant, bound, _, _ = self._common_params()
             if variant == "rls_out":
                 raise InvalidParameterError(
                     "variant: 'rls_out' is the squared-loss Algorithm 4; use 'strongly_convex' "
                     "or 'general_convex'",
                     "variant",
                 )
-            loss = self._loss()
+            loss = _base.classification_loss(self)
             radius = _base.radius_arg(self.radius)
             if radius is None and variant == "general_convex":
                 raise InvalidParameterError(
                     "radius: variant 'general_convex' (Algorithm 2) needs a radius; got None", "radius"
                 )
             _base.check_alpha(self.alpha)
-            Xv, yv = _base.validate_Xy(self, X, y, classifier=True)
-            classes, ys = _binary_targets(self, yv)
-            data = _base.normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
+            classes, data = _base.classification_data(self, X, y)
             alpha = _base.alpha_arg(self.alpha, data.n, data.d, eps)
             delta = output_sensitivity(
                 data.n, alpha, radius, loss.lipschitz, variant=variant, sensitivity_bound=bound

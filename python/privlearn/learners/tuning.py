@@ -225,9 +225,7 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         fixed: Dict[str, Any] = dict(epsilon=eps, accountant=None, rng=gen)
         if classifier and self.estimator.get_params(deep=False).get("classes") is None:
             # A chunk may hold one class only: the candidates get the classes of the whole data.
-            from .output_perturbation import _binary_targets
-
-            fixed["classes"] = list(_binary_targets(self.estimator, yv)[0])
+            fixed["classes"] = list(_base.binary_targets(self.estimator, yv)[0])
         models = []
         for point, chunk in zip(grid, chunks[:-1]):
             model = clone(self.estimator)
