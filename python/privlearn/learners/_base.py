@@ -42,10 +42,10 @@ _SHARED_PARAMS = ("accountant", "rng")
 # --------------------------------------------------------------------------------------------
 
 
-def positive(value: object, name: str, *, allow_inf: bool = False) -> float:
-    """``value`` as a float that is > 0 (and finite unless ``allow_inf``)."""
+def positive(value: object, name: str) -> float:
+    """``value`` as a finite float > 0."""
     x = _real(value, name, "that is finite and > 0")
-    if not (x > 0.0 and (allow_inf or math.isfinite(x))):
+    if not (x > 0.0 and math.isfinite(x)):
         raise InvalidParameterError(f"{name}: must be a finite number > 0; got {value!r}", name)
     return x
 
@@ -90,19 +90,6 @@ def integer(value: object, name: str, minimum: int) -> int:
     return _integer(value, name, minimum)
 
 
-def alpha_arg(value: object, n: int, d: int, epsilon: float) -> float:
-    """The regularisation ``alpha`` (the papers' lambda): a number > 0, or ``"auto"`` for the
-    data-independent choice ``sqrt(d / (n epsilon))`` of Wu et al. (Section 5, from Theorem 21);
-    it depends only on the public ``n``, ``d`` and ``epsilon``."""
-    if isinstance(value, str):
-        if value != "auto":
-            raise InvalidParameterError(
-                f"alpha: must be a finite number > 0 or 'auto'; got {value!r}", "alpha"
-            )
-        return math.sqrt(d / (n * epsilon))
-    return positive(value, "alpha")
-
-
 def check_alpha(value: object) -> None:
     """Refuse an ``alpha`` that is neither ``"auto"`` nor a finite number > 0 (before the data
     are read; :func:`alpha_arg` computes the value)."""
@@ -115,10 +102,17 @@ def check_alpha(value: object) -> None:
         positive(value, "alpha")
 
 
-def radius_arg(value: object, *, allow_none: bool = True) -> Optional[float]:
-    if value is None and allow_none:
-        return None
-    return positive(value, "radius")
+def alpha_arg(value: object, n: int, d: int, epsilon: float) -> float:
+    """The regularisation ``alpha`` (the papers' lambda): a number > 0, or ``"auto"`` for the
+    data-independent choice ``sqrt(d / (n epsilon))`` of Wu et al. (Section 5, from Theorem 21);
+    it depends only on the public ``n``, ``d`` and ``epsilon``."""
+    check_alpha(value)
+    return math.sqrt(d / (n * epsilon)) if isinstance(value, str) else positive(value, "alpha")
+
+
+def radius_arg(value: object) -> Optional[float]:
+    """A hypothesis radius > 0, or ``None`` (no ball)."""
+    return None if value is None else positive(value, "radius")
 
 
 def accountant_arg(value: object) -> None:

@@ -256,14 +256,19 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
         self.accountant = accountant
         self.rng = rng
 
-    def _check_params(self) -> None:
-        eps, variant, _, _, _ = self._common_params()
-        _base.bound_arg(self.label_bound, "label_bound")
-        if _base.radius_arg(self.radius) is None and variant != "strongly_convex":
+    def _radius(self, variant: str) -> Optional[float]:
+        radius = _base.radius_arg(self.radius)
+        if radius is None and variant != "strongly_convex":
             raise InvalidParameterError(
                 f"radius: variant {variant!r} needs a radius (Algorithms 2 and 4 work on a ball); got None",
                 "radius",
             )
+        return radius
+
+    def _check_params(self) -> None:
+        _, variant, _, _, _ = self._common_params()
+        _base.bound_arg(self.label_bound, "label_bound")
+        self._radius(variant)
         _base.check_alpha(self.alpha)
 
     def _prepare(self, X: Any, y: Any) -> Normalised:
@@ -274,12 +279,7 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
     def _calibrate(self, n: int, d: int) -> Tuple[float, Optional[float], float, float]:
         """``(alpha, radius, sensitivity, epsilon)`` for ``n`` rows and ``d`` coefficients."""
         eps, variant, bound, _, _ = self._common_params()
-        radius = _base.radius_arg(self.radius)
-        if radius is None and variant != "strongly_convex":
-            raise InvalidParameterError(
-                f"radius: variant {variant!r} needs a radius (Algorithms 2 and 4 work on a ball); got None",
-                "radius",
-            )
+        radius = self._radius(variant)
         alpha = _base.alpha_arg(self.alpha, n, d, eps)
         if variant == "rls_out" and alpha > 1.0:
             raise InvalidParameterError(
@@ -330,7 +330,6 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
         self.sensitivity_ = delta
         self.noise_scale_ = delta / eps
         return self
-
 
 
 def rls_out(
@@ -398,7 +397,7 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin,
     L2-Laplace noise. Sensitivity (normalised units, ``rho = 1``): ``4 / (alpha n)``
     (``strongly_convex``, Theorem 14), ``4 (1 + alpha R) / (alpha n)`` (``general_convex``,
     Algorithm 2, needs ``radius``) or, with ``sensitivity_bound="tight"``,
-    ``min(2 / (alpha n), 2R)`` (Chaudhuri et al.'s Corollary 8 constant), inflated by a
+    ``min(2 / (alpha n), 2R)`` (Chaudhuri et al.'s output-perturbation constant), inflated by a
     relative ``1e-6`` for the certified solver residual.
 
     **Guarantee.** ``fit`` is ``epsilon``-differentially private (pure, replace-one, ``n``

@@ -237,9 +237,10 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             sens = tuning_score_sensitivity(val.size, classifier=True)
         elif selection == "strict":
             yc = np.clip(ys, -label_bound, label_bound)
-            scores = np.array(
-                [-np.mean((np.clip(model.predict(Xs), -label_bound, label_bound) - yc) ** 2) for model in models]
-            )
+            # Each prediction is clipped into [-B, B] (an overflowing one included), so every term
+            # of the mean lies in [0, 4 B^2] whatever the model.
+            preds = [np.clip(np.nan_to_num(model.predict(Xs)), -label_bound, label_bound) for model in models]
+            scores = np.array([-np.mean((p - yc) ** 2) for p in preds])
             sens = tuning_score_sensitivity(val.size, classifier=False, label_bound=label_bound)
         else:
             # Algorithm 5 as printed: the unclipped mean squared error of the normalised
