@@ -1,7 +1,7 @@
 r"""Model inversion: inferring a sensitive attribute from a released regression model.
 
 Fredrikson, Lantz, Jha, Lin, Page and Ristenpart, "Privacy in pharmacogenetics: an end-to-end
-case study of personalized warfarin dosing" (USENIX Security 2014), Section 4: an attacker who
+case study of personalized warfarin dosing" (USENIX Security 2014): an attacker who
 knows a linear model ``f``, a target's other attributes ``x_{-s}`` and outcome ``y``, the marginal
 prior ``p`` of the sensitive attribute ``s`` and a Gaussian error model ``y - f(x) ~ N(0,
 sigma^2)`` guesses the value ``v`` of ``s`` that maximises the posterior

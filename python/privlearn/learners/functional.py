@@ -1,6 +1,6 @@
 r"""The functional mechanism for linear regression (Zhang, Zhang, Xiao, Yang and Winslett,
-"Functional mechanism: regression analysis under differential privacy", PVLDB 5(11), 2012,
-Algorithm 1 and Section 5), the baseline of Wu et al. and of Fredrikson et al. (USENIX Security
+"Functional mechanism: regression analysis under differential privacy", PVLDB 5(11), 2012:
+Algorithm 1, with its regularisation and spectral trimming), the baseline of Wu et al. and of Fredrikson et al. (USENIX Security
 2014).
 
 The squared-error objective ``f_D(w) = sum_i (y_i - <x_i, w>)^2`` is a polynomial in ``w`` whose
@@ -11,14 +11,17 @@ Every coefficient gets independent Laplace noise of scale ``Delta / eps`` with
 
     ``Delta = 2 (d + 1)^2``
 
-the L1 sensitivity of the coefficient vector when ``|x_j| <= 1`` and ``|y| <= 1`` (Zhang et al.,
-Section 4.2; the constant term is perturbed too, as in their Algorithm 1, so the ``(d + 1)^2``
+the L1 sensitivity of the coefficient vector when ``|x_j| <= 1`` and ``|y| <= 1`` (Zhang et al.'s
+bound for linear regression; the constant term is perturbed too, as in their Algorithm 1, so the ``(d + 1)^2``
 form applies: the project's errata B4; ``d`` counts an intercept column). The noisy objective is
 then minimised: the symmetric quadratic form ``M`` gets ``reg_multiplier * Delta / eps`` added to
 its diagonal (Zhang et al.'s regularisation; the default ``5 sqrt(2)`` is five standard
 deviations of the noise, as in their reference code), its eigenpairs with eigenvalues below
 ``trim_threshold`` are dropped (their spectral trimming), and ``w = -(1/2) M^+ v`` on the kept
-eigenspace, ``v`` the noisy linear coefficients.
+eigenspace, ``v`` the noisy linear coefficients. (Zhang's reference code instead perturbs all
+``d^2`` entries of ``X^T X`` and symmetrises, which is also private but puts ``sqrt(2)`` times
+more noise off the diagonal; its noisy quadratic form is then indefinite more often, and its
+trimmed solutions wilder.)
 
 **Guarantee.** ``epsilon``-differentially private (pure, replace-one): the Laplace mechanism on
 the coefficient vector (Dwork et al. 2006), then post-processing. The Laplace noise is sampled
@@ -36,6 +39,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 
@@ -81,7 +85,7 @@ def _minimise(coeffs: np.ndarray, d: int, reg: float, trim: float) -> np.ndarray
 
 class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator):
     r"""Private linear regression by the functional mechanism (Zhang et al., PVLDB 2012,
-    Algorithm 1; regularisation and spectral trimming of their Section 5).
+    Algorithm 1, with their regularisation and spectral trimming).
 
     See :mod:`privlearn.learners.functional` for the construction.
 
@@ -140,7 +144,7 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
         """Validate, clip, normalise and release the noisy coefficient vector."""
         reg = _base._real(self.reg_multiplier, "reg_multiplier", "that is finite and >= 0")
         if not (math.isfinite(reg) and reg >= 0.0):
-            raise _base.InvalidParameterError(
+            raise InvalidParameterError(
                 f"reg_multiplier: must be finite and >= 0; got {self.reg_multiplier!r}", "reg_multiplier"
             )
         _base.positive(self.trim_threshold, "trim_threshold")

@@ -18,9 +18,9 @@ of ``b`` on neighbours differ by at most ``exp((eps'/2) * 2)`` (two gradients of
 the Jacobians by at most ``(1 + c/(n(Lam + Delta)))^2``. This module applies it to losses that
 meet its conditions **globally** (the project's errata B2, option (b)):
 
-* logistic ``log(1 + e^{-y<w,x>})``: ``|l'| <= 1``, ``c = 1/4`` (CMS11 Corollary 11);
-* smoothed (Huberised) hinge with parameter ``h``: ``|l'| <= 1``, ``c = 1/(2h)`` (CMS11
-  Section 3.4.2 and Corollary 12);
+* logistic ``log(1 + e^{-y<w,x>})``: ``|l'| <= 1``, ``c = 1/4`` (CMS11's logistic regression);
+* smoothed (Huberised) hinge with parameter ``h``: ``|l'| <= 1``, ``c = 1/(2h)`` (CMS11's
+  Huber support vector machine);
 * pseudo-Huber regression ``phi(t) = delta^2 (sqrt(1 + (t/delta)^2) - 1)`` of the residual
   ``t = <w,x> - y``, divided by ``delta``: ``|phi'/delta| < 1``, ``phi''/delta <= 1/delta``, and
   its gradient and Hessian have the rank-one form ``g x`` and ``h x x^T`` that the proof uses

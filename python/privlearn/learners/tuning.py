@@ -9,7 +9,7 @@ candidate is chosen by the exponential mechanism with budget ``epsilon`` from it
 last chunk ``S'``. A record lies in exactly one chunk: in a training chunk it affects one
 ``epsilon``-DP model (the choice is post-processing of the models and of ``S'``), in ``S'`` only
 the ``epsilon``-DP choice. So the chosen model (and its index) is ``epsilon``-DP
-(Chaudhuri et al., Theorem 18, parallel composition).
+(Chaudhuri et al.'s argument: parallel composition).
 
 The exponential mechanism needs scores of bounded sensitivity. ``selection="strict"`` (the
 default, and the only mode reported as private) scores a regressor by minus its mean squared
