@@ -37,9 +37,11 @@ from peers.common import Row  # noqa: E402
 SECTIONS = sorted(p.stem for p in (HERE / "peers").glob("*.py") if p.stem not in ("__init__", "common"))
 
 
-def _fmt(t: Optional[float]) -> str:
+def _fmt(t: Optional[float], unit: str = "s") -> str:
     if t is None:
         return "-"
+    if unit != "s":
+        return f"{t:.4g} {unit}"
     if t < 1e-6:
         return f"{t * 1e9:.1f} ns"
     if t < 1e-3:
@@ -73,7 +75,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         ratio = "-" if r.ratio is None else f"{r.ratio:.1f}x"
         met = {True: "yes", False: "NO", None: "-"}[r.passed]
         note = f" ({r.note})" if r.note else ""
-        print(f"| {r.benchmark} | {_fmt(r.privlearn_s)} | {r.peer}{note} | {_fmt(r.peer_s)} | {ratio} | {r.target} | {met} |")
+        print(f"| {r.benchmark} | {_fmt(r.privlearn_s, r.unit)} | {r.peer}{note} | {_fmt(r.peer_s, r.unit)} | {ratio} | {r.target} | {met} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump([asdict(r) for r in rows], f, indent=2)

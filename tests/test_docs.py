@@ -17,6 +17,13 @@ MODULES = [
     "privlearn.audit",
     "privlearn.datasets",
     "privlearn.experiments",
+    "privlearn.learners",
+    "privlearn.learners.output_perturbation",
+    "privlearn.learners.objective_perturbation",
+    "privlearn.learners.functional",
+    "privlearn.learners.tuning",
+    "privlearn.attacks.inversion",
+    "privlearn.experiments.wu_regression",
 ]
 
 

@@ -13,7 +13,9 @@ class Row:
     """One comparison: privlearn's time, the peer's time, and the target the ratio must meet.
 
     ``target`` is ``">= Nx"`` (peer time / privlearn time must reach N), ``"<= T us"`` (absolute
-    time), or free text (reported, not checked).
+    time), or free text (reported, not checked). ``unit`` is ``"s"`` for times; a row comparing
+    a loss instead (lower is better, e.g. ``"MSE"``) names it, and the ratio is then peer loss /
+    privlearn loss.
     """
 
     benchmark: str
@@ -24,6 +26,7 @@ class Row:
     note: str = ""
     ratio: Optional[float] = None
     passed: Optional[bool] = None
+    unit: str = "s"
 
     def evaluate(self) -> "Row":
         if self.peer_s is not None:

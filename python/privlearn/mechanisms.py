@@ -456,9 +456,10 @@ def l2_laplace_noise(
     r"""Vector noise with density proportional to ``exp(-||k||_2 / scale)`` in ``R^dim``.
 
     The radius is Gamma(shape ``dim``, scale ``scale``) and the direction uniform on the sphere.
-    Output perturbation (seed paper 001, Wu et al. SIGMOD 2017, Algorithms 1 and 2; Chaudhuri,
-    Monteleoni and Sarwate, JMLR 2011) adds it with ``scale = 2Δ₂/ε`` for an ``ε``-DP release of
-    a vector of L2 sensitivity ``Δ₂``. Sampled in floating point (continuous vector noise; not
+    Output perturbation (seed paper 001, Wu et al., Algorithms 1 and 2; Chaudhuri, Monteleoni and
+    Sarwate, JMLR 2011) adds it with ``scale = Δ₂/ε`` for an ``ε``-DP release of a vector of L2
+    sensitivity ``Δ₂`` (the density ratio at any output is at most ``exp(Δ₂/scale)``; see
+    :mod:`privlearn.learners.output_perturbation`). Sampled in floating point (continuous vector noise; not
     floating-point safe). Parallel over blocks of vectors, reproducible for a seed.
 
     Parameters

@@ -13,12 +13,17 @@ the codes and the coalition strategies:
 * :func:`pirate` (the strategies in :data:`PIRATE_STRATEGIES`) and :func:`is_feasible` (the
   marking assumption).
 
+Model inversion (seed 001: Wu et al., after Fredrikson et al., USENIX Security 2014):
+:func:`model_inversion` (:mod:`privlearn.attacks.inversion`) infers a sensitive attribute
+(VKORC1 on the warfarin data) from a released regression model and returns its accuracy.
+
 Each kind of attack lives in its own submodule and is re-exported here.
 """
 
 from __future__ import annotations
 
-from . import codes
+from . import codes, inversion
 from .codes import *  # noqa: F401,F403  (the names of codes.__all__)
+from .inversion import model_inversion
 
-__all__ = list(codes.__all__)
+__all__ = list(codes.__all__) + list(inversion.__all__)

@@ -1,0 +1,157 @@
+"""Private regression and classification against diffprivlib (seed 001), on the same data and
+epsilons, and fit time against scikit-learn's Ridge.
+
+* Warfarin (the built-in IWPC data, random 3,000 / 1,819 splits): validation MSE of privlearn's
+  best output perturbation (``OutputPerturbationRegressor`` with the data-independent parameters
+  ``R = 1``, ``alpha = sqrt(d / (n eps))``, Theorem 14's calibration and
+  ``sensitivity_bound="tight"``; bounds: the data's largest row norm and |dose|, nothing
+  clipped) against diffprivlib's ``LinearRegression`` (a functional mechanism; per-feature bounds
+  = the data's column ranges, ``bounds_y`` = the dose range; the better of
+  ``fit_intercept=True/False``). Target: privlearn at or below diffprivlib at every epsilon,
+  at most half of it for epsilon <= 1 (ratio = peer MSE / privlearn MSE).
+* Breast cancer (scikit-learn's ``load_breast_cancer``, random stratified 70/30 splits,
+  features standardised on the training split, rows clipped to the declared norm ``sqrt(30)``,
+  intercepts fitted): test error of privlearn's private logistic models (objective
+  perturbation, and output perturbation with the tight bound; ``alpha="auto"``) against
+  diffprivlib's ``LogisticRegression`` (objective perturbation, same ``data_norm``). Target:
+  privlearn's error at or below diffprivlib's (ratio = peer error / privlearn error >= 1).
+* Fit time of ``OutputPerturbationRegressor`` on all 4,819 x 14 warfarin rows against
+  ``sklearn.linear_model.Ridge``: at most twice Ridge's (ratio >= 0.5).
+
+diffprivlib 0.6.6 needs scikit-learn < 1.8 (see the ``bench`` extra). Run alone with
+``python benches/compare.py regression``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Callable, List, Tuple
+
+import numpy as np
+
+from privlearn.datasets import load_warfarin
+from privlearn.learners import (
+    ObjectivePerturbationClassifier,
+    OutputPerturbationClassifier,
+    OutputPerturbationRegressor,
+)
+
+from .common import Row, per_call
+
+EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+N_TRAIN = 3000
+DATA_NORM, LABEL_BOUND = 8.01, 8.72  # the warfarin rows' largest norm and |dose|, rounded up
+
+
+def _splits(n: int, reps: int, train: int, seed: int) -> List[Tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(reps):
+        perm = rng.permutation(n)
+        out.append((perm[:train], perm[train:]))
+    return out
+
+
+def warfarin_mse(reps: int, peer_factory: Any = None) -> List[Tuple[float, float, float, float]]:
+    """``(eps, privlearn mean MSE, peer mean MSE, peer median MSE)`` per epsilon."""
+    X, y = load_warfarin(return_X_y=True)
+    bounds_X = (X.min(axis=0), X.max(axis=0))
+    bounds_y = (float(y.min()), float(y.max()))
+    splits = _splits(y.size, reps, N_TRAIN, 0)
+    out = []
+    for k, eps in enumerate(EPSILONS):
+        ours, peer = [], {True: [], False: []}
+        for r, (tr, va) in enumerate(splits):
+            model = OutputPerturbationRegressor(
+                eps, alpha="auto", radius=1.0, sensitivity_bound="tight",
+                data_norm=DATA_NORM, label_bound=LABEL_BOUND, rng=1000 * k + r,
+            ).fit(X[tr], y[tr])
+            ours.append(np.mean((model.predict(X[va]) - y[va]) ** 2))
+            if peer_factory is not None:
+                for intercept in (True, False):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        m = peer_factory(eps, bounds_X, bounds_y, intercept, 1000 * k + r).fit(X[tr], y[tr])
+                        peer[intercept].append(np.mean((m.predict(X[va]) - y[va]) ** 2))
+        if peer_factory is None:
+            out.append((eps, float(np.mean(ours)), math.nan, math.nan))
+            continue
+        best = min(peer.values(), key=lambda v: float(np.mean(v)))
+        out.append((eps, float(np.mean(ours)), float(np.mean(best)), float(np.median(best))))
+    return out
+
+
+def breast_cancer_error(reps: int, peer_factory: Any = None) -> List[Tuple[float, float, float, float]]:
+    """``(eps, objective-perturbation error, output-perturbation error, peer error)``."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    norm = math.sqrt(X.shape[1])
+    out = []
+    for k, eps in enumerate(EPSILONS):
+        errs: List[List[float]] = [[], [], []]
+        for r in range(reps):
+            Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=r)
+            scaler = StandardScaler().fit(Xtr)  # non-private preprocessing, shared by every model
+            Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
+            seed = 1000 * k + r
+            models = [
+                ObjectivePerturbationClassifier(eps, data_norm=norm, fit_intercept=True, rng=seed),
+                OutputPerturbationClassifier(eps, data_norm=norm, sensitivity_bound="tight", fit_intercept=True, rng=seed),
+            ]
+            if peer_factory is not None:
+                models.append(peer_factory(eps, norm, seed))
+            for i, m in enumerate(models):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    errs[i].append(1.0 - m.fit(Xtr, ytr).score(Xte, yte))
+        out.append((eps, float(np.mean(errs[0])), float(np.mean(errs[1])), float(np.mean(errs[2])) if errs[2] else math.nan))
+    return out
+
+
+def _diffprivlib() -> Tuple[Callable[..., Any], Callable[..., Any]]:
+    from diffprivlib.models import LinearRegression, LogisticRegression
+
+    def linear(eps: float, bx: Any, by: Any, intercept: bool, seed: int) -> Any:
+        return LinearRegression(epsilon=eps, bounds_X=bx, bounds_y=by, fit_intercept=intercept, random_state=seed)
+
+    def logistic(eps: float, norm: float, seed: int) -> Any:
+        return LogisticRegression(epsilon=eps, data_norm=norm, random_state=seed)
+
+    return linear, logistic
+
+
+def rows(quick: bool) -> List[Row]:
+    reps = 10 if quick else 50
+    out: List[Row] = []
+    try:
+        linear, logistic = _diffprivlib()
+        peer_note = ""
+    except ImportError as err:  # diffprivlib missing, or a scikit-learn it cannot import with
+        linear = logistic = None
+        peer_note = f"diffprivlib unavailable ({err}); pip install '.[bench]'"
+
+    for eps, ours, peer, peer_median in warfarin_mse(reps, linear):
+        target = ">= 2x" if eps <= 1 else ">= 1x"
+        note = peer_note or f"median {peer_median:.3g}; mean of {reps} splits"
+        out.append(Row(f"warfarin MSE, eps={eps:g}: OutputPerturbationRegressor (tight, data-independent)",
+                       ours, "diffprivlib LinearRegression", None if math.isnan(peer) else peer, target, note=note, unit="MSE"))
+    for eps, obj, outp, peer in breast_cancer_error(reps, logistic):
+        for name, err in (("ObjectivePerturbationClassifier", obj), ("OutputPerturbationClassifier (tight)", outp)):
+            out.append(Row(f"breast cancer test error, eps={eps:g}: {name}", err, "diffprivlib LogisticRegression",
+                           None if math.isnan(peer) else peer, ">= 1x", note=peer_note, unit="error"))
+
+    X, y = load_warfarin(return_X_y=True)
+    from sklearn.linear_model import Ridge
+
+    model = OutputPerturbationRegressor(1.0, data_norm=DATA_NORM, label_bound=LABEL_BOUND, rng=0)
+    ridge = Ridge(alpha=1.0)
+    number = 200 if quick else 1000
+    t_ours = per_call(lambda: model.fit(X, y), number)
+    t_ridge = per_call(lambda: ridge.fit(X, y), number)
+    out.append(Row("fit, 4,819 x 14 warfarin rows: OutputPerturbationRegressor", t_ours, "sklearn Ridge.fit", t_ridge,
+                   ">= 0.5x", note="target: at most 2x Ridge's time"))
+    return out

@@ -1,0 +1,409 @@
+"""Shared machinery of the private linear learners: parameter checks, declared data bounds
+(clipping and normalisation into the unit ball), the scikit-learn plumbing and the accountant.
+
+Every private linear learner works on a *normalised* problem: each row ``x`` is clipped to the
+declared L2 bound ``data_norm`` (``x <- x min(1, data_norm / ||x||)``), each regression label to
+``[-label_bound, label_bound]``, and both are divided by their bound, so that ``||x|| <= 1`` and
+``|y| <= 1`` as the papers assume. With ``fit_intercept=True`` a constant column equal to
+``data_norm`` is appended before normalising (the augmented rows are bounded by
+``sqrt(2) data_norm``). The bounds are parameters, never statistics of the data (DESIGN
+principle 2): clipping is a per-row map, so replacing one row of the input replaces one row of
+the normalised problem and every sensitivity of the papers applies unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
+
+from ..accounting import _integer, _real
+from ..errors import InvalidParameterError
+from ..mechanisms import _charged
+from ._solvers import Loss
+
+__all__: list = []
+
+T = TypeVar("T")
+
+#: Parameters a clone shares with its original instead of copying: an accountant must see every
+#: spend of every copy, and a Generator must not be duplicated (two copies of one stream draw
+#: the same noise).
+_SHARED_PARAMS = ("accountant", "rng")
+
+
+# --------------------------------------------------------------------------------------------
+# Parameter checks (messages start with the parameter's name)
+# --------------------------------------------------------------------------------------------
+
+
+def positive(value: object, name: str) -> float:
+    """``value`` as a finite float > 0."""
+    x = _real(value, name, "that is finite and > 0")
+    if not (x > 0.0 and math.isfinite(x)):
+        raise InvalidParameterError(f"{name}: must be a finite number > 0; got {value!r}", name)
+    return x
+
+
+def epsilon_arg(value: object) -> float:
+    """The privacy parameter: required, finite and > 0."""
+    if value is None:
+        raise InvalidParameterError(
+            "epsilon: the privacy parameter must be given (a finite number > 0); got None",
+            "epsilon",
+        )
+    return positive(value, "epsilon")
+
+
+def bound_arg(value: object, name: str) -> float:
+    """A declared data bound: required (``None`` is a clear error), finite and > 0."""
+    if value is None:
+        raise InvalidParameterError(
+            f"{name}: a declared bound is required (rows are clipped to it; it must not be "
+            f"read from the data); got None",
+            name,
+        )
+    return positive(value, name)
+
+
+def choice(value: object, name: str, options: Tuple[str, ...]) -> str:
+    """``value`` if it is one of ``options``."""
+    if not isinstance(value, str) or value not in options:
+        raise InvalidParameterError(
+            f"{name}: must be one of {', '.join(repr(o) for o in options)}; got {value!r}", name
+        )
+    return value
+
+
+def boolean(value: object, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: must be True or False; got {value!r}", name)
+    return bool(value)
+
+
+def integer(value: object, name: str, minimum: int) -> int:
+    return _integer(value, name, minimum)
+
+
+def check_alpha(value: object) -> None:
+    """Refuse an ``alpha`` that is neither ``"auto"`` nor a finite number > 0 (before the data
+    are read; :func:`alpha_arg` computes the value)."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise InvalidParameterError(
+                f"alpha: must be a finite number > 0 or 'auto'; got {value!r}", "alpha"
+            )
+    else:
+        positive(value, "alpha")
+
+
+def alpha_arg(value: object, n: int, d: int, epsilon: float) -> float:
+    """The regularisation ``alpha`` (the papers' lambda): a number > 0, or ``"auto"`` for the
+    data-independent choice ``sqrt(d / (n epsilon))`` of Wu et al. (Section 5, from Theorem 21);
+    it depends only on the public ``n``, ``d`` and ``epsilon``."""
+    check_alpha(value)
+    return math.sqrt(d / (n * epsilon)) if isinstance(value, str) else positive(value, "alpha")
+
+
+def radius_arg(value: object) -> Optional[float]:
+    """A hypothesis radius > 0, or ``None`` (no ball)."""
+    return None if value is None else positive(value, "radius")
+
+
+def accountant_arg(value: object) -> None:
+    if value is None:
+        return
+    from ..accounting import Accountant
+
+    if not isinstance(value, Accountant):
+        raise InvalidParameterError(
+            "accountant: must be None or a privlearn.accounting.Accountant, got "
+            f"{type(value).__name__}",
+            "accountant",
+        )
+
+
+def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T]) -> T:
+    """Run ``call`` charging ``epsilon`` to ``accountant`` (if any) only when it returns; a spend
+    that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`)."""
+    accountant_arg(accountant)
+    return _charged(accountant, epsilon, 0.0, label, call)
+
+
+# --------------------------------------------------------------------------------------------
+# Input validation (scikit-learn's, re-raised as InvalidParameterError naming X or y)
+# --------------------------------------------------------------------------------------------
+
+
+def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
+    """``X`` as a 2-D float64 array via :func:`sklearn.utils.validation.validate_data`
+    (finite, non-empty, the fitted number of features when ``reset`` is false)."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64)
+    except ValueError as err:
+        raise InvalidParameterError(str(err), "X") from None
+
+
+def validate_Xy(estimator: Any, X: Any, y: Any, *, classifier: bool) -> Tuple[np.ndarray, np.ndarray]:
+    """Validate training data: ``X`` as for :func:`validate_X` (resetting the fitted feature
+    count), ``y`` a finite 1-D array of the same length (numbers for a regressor)."""
+    from sklearn.utils.validation import _check_y, check_consistent_length
+
+    if y is None:
+        raise InvalidParameterError(
+            f"y: {type(estimator).__name__} requires y to be passed, but the target y is None",
+            "y",
+        )
+    X = validate_X(estimator, X, reset=True)
+    try:
+        y = _check_y(y, y_numeric=not classifier, estimator=estimator)
+        check_consistent_length(X, y)
+    except ValueError as err:
+        raise InvalidParameterError(str(err), "y") from None
+    if not classifier:
+        y = np.asarray(y, dtype=np.float64)
+    return X, y
+
+
+# --------------------------------------------------------------------------------------------
+# Declared bounds: clipping and normalisation
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """A training set clipped to its declared bounds and scaled into the unit ball.
+
+    ``X`` has rows of L2 norm at most 1 (with the intercept column last, if any); ``y`` is in
+    ``[-1, 1]`` for a regression (the label divided by ``label_bound``) or in ``{-1, +1}`` for
+    a classification. ``x_scale`` divides the (augmented) rows, ``y_scale`` the labels.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    x_scale: float
+    y_scale: float
+    data_norm: float
+    fit_intercept: bool
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    def coefficients(self, w: np.ndarray) -> Tuple[np.ndarray, float]:
+        """``(coef, intercept)`` in the original units of a model ``w`` of the normalised
+        problem: ``<w, x_aug / x_scale> y_scale = <coef, x> + intercept``."""
+        w = np.asarray(w, dtype=np.float64)
+        factor = self.y_scale / self.x_scale
+        if self.fit_intercept:
+            return w[:-1] * factor, float(w[-1] * self.data_norm * factor)
+        return w * factor, 0.0
+
+
+def clip_rows(X: np.ndarray, data_norm: float) -> np.ndarray:
+    """Rows of ``X`` scaled down to L2 norm at most ``data_norm`` (rows inside are unchanged)."""
+    sq = np.einsum("ij,ij->i", X, X)
+    over = sq > data_norm * data_norm
+    if not np.any(over):
+        return X
+    out = np.array(X, dtype=np.float64, copy=True)
+    out[over] *= (data_norm / np.sqrt(sq[over]))[:, None]
+    return out  # a few ulps of excess are removed by `normalise`
+
+
+def normalise(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    data_norm: float,
+    label_bound: Optional[float],
+    fit_intercept: bool,
+) -> Normalised:
+    """Clip ``X`` to ``data_norm`` and ``y`` to ``label_bound`` (regression; ``None`` for
+    labels already in ``{-1, +1}``), append the intercept column, and scale into the unit ball."""
+    Xc = clip_rows(X, data_norm)
+    if fit_intercept:
+        Xc = np.hstack([Xc, np.full((Xc.shape[0], 1), data_norm)])
+        x_scale = data_norm * math.sqrt(2.0)
+    else:
+        x_scale = data_norm
+    Xn = Xc / x_scale
+    # Division can round a norm-1 row a hair above 1: pull such rows back.
+    sq = np.einsum("ij,ij->i", Xn, Xn)
+    if np.any(sq > 1.0):
+        Xn = Xn / np.where(sq > 1.0, np.sqrt(sq) * (1 + 4 * np.finfo(float).eps), 1.0)[:, None]
+    if label_bound is None:
+        yn = np.asarray(y, dtype=np.float64)
+        y_scale = 1.0
+    else:
+        yn = np.clip(y, -label_bound, label_bound) / label_bound
+        y_scale = label_bound
+    return Normalised(Xn, yn, x_scale, y_scale, data_norm, fit_intercept)
+
+
+# --------------------------------------------------------------------------------------------
+# scikit-learn plumbing
+# --------------------------------------------------------------------------------------------
+
+
+class PrivateEstimatorMixin:
+    """Cloning shares the accountant and the generator (see ``_SHARED_PARAMS``); the tags say
+    that outputs are random unless seeded, that scores are poor (noise is the point) and that
+    classification is binary."""
+
+    def __sklearn_clone__(self) -> Any:
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)  # type: ignore[attr-defined]
+        new_params: Dict[str, Any] = {}
+        for name, value in params.items():
+            if name in _SHARED_PARAMS:
+                new_params[name] = value
+            else:
+                new_params[name] = clone(value, safe=False)
+        return type(self)(**new_params)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        # An integer seed makes every fit draw the same noise (reproducible, not private).
+        rng = getattr(self, "rng", None)
+        tags.non_deterministic = not (is_integer(rng))
+        if tags.regressor_tags is not None:
+            tags.regressor_tags.poor_score = True
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.poor_score = True
+            tags.classifier_tags.multi_class = False
+        return tags
+
+
+def check_is_fitted(estimator: Any) -> None:
+    from sklearn.utils.validation import check_is_fitted as _check
+
+    _check(estimator, "coef_")
+
+
+# --------------------------------------------------------------------------------------------
+# Linear models: data preparation, targets, prediction
+# --------------------------------------------------------------------------------------------
+
+LOSSES = ("logistic", "smoothed_hinge")
+
+
+def binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only.
+
+    The classes are the estimator's declared ``classes`` if set (then ``y`` may hold one of them
+    only), else the labels found in ``y`` (which must be exactly two)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    declared = getattr(estimator, "classes", None)
+    if declared is not None:
+        classes = np.unique(np.asarray(declared))
+        if classes.size != 2 or len(declared) != 2:
+            raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
+        if not np.all(np.isin(y, classes)):
+            raise InvalidParameterError(f"y: has labels outside the declared classes {list(classes)!r}", "y")
+        return classes, np.where(y == classes[1], 1.0, -1.0)
+    try:
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+    except ValueError as err:
+        raise InvalidParameterError(str(err), "y") from None
+    classes = np.unique(y)
+    if kind not in ("binary", "multiclass") or classes.size > 2:
+        raise InvalidParameterError(
+            f"y: Only binary classification is supported. The type of the target is {kind}.", "y"
+        )
+    if classes.size < 2:
+        raise InvalidParameterError(
+            f"y: {type(estimator).__name__} needs two classes; got 1 class (declare `classes` to "
+            "fit data with one class)",
+            "y",
+        )
+    return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def smoothing_arg(value: Any) -> float:
+    return positive(value, "smoothing")
+
+
+class LinearClassifierMixin(ClassifierMixin):
+    """``decision_function``, ``predict`` and (logistic loss) ``predict_proba`` from ``coef_``."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed scores ``X @ coef_[0] + intercept_[0]``; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]  # type: ignore[attr-defined]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]  # type: ignore[attr-defined]
+
+    def _is_logistic(self) -> bool:
+        return getattr(self, "loss", None) == "logistic"
+
+    @available_if(_is_logistic)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of the logistic model (``loss="logistic"`` only)."""
+        from scipy.special import expit
+
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def _set_classifier(self, data: Normalised, w: np.ndarray, classes: np.ndarray) -> None:
+        coef, intercept = data.coefficients(w)
+        self.coef_ = coef[None, :]
+        self.intercept_ = np.array([intercept])
+        self.classes_ = classes
+
+
+def classification_loss(estimator: Any) -> Loss:
+    """The estimator's ``loss`` (and ``smoothing``) as a :class:`~._solvers.Loss`."""
+    name = choice(estimator.loss, "loss", LOSSES)
+    return Loss(name, smoothing_arg(estimator.smoothing) if name == "smoothed_hinge" else 0.0)
+
+
+def classification_data(estimator: Any, X: Any, y: Any) -> Tuple[np.ndarray, Normalised]:
+    """``(classes_, data)``: the estimator's ``data_norm`` and ``fit_intercept`` checked, the
+    data validated, the labels mapped to ``{-1, +1}``, the rows clipped and normalised."""
+    data_norm = bound_arg(estimator.data_norm, "data_norm")
+    fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
+    Xv, yv = validate_Xy(estimator, X, y, classifier=True)
+    classes, ys = binary_targets(estimator, yv)
+    return classes, normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
+
+
+def regression_data(estimator: Any, X: Any, y: Any) -> Normalised:
+    """The estimator's ``data_norm``, ``label_bound`` and ``fit_intercept`` checked, the data
+    validated, clipped and normalised."""
+    data_norm = bound_arg(estimator.data_norm, "data_norm")
+    label_bound = bound_arg(estimator.label_bound, "label_bound")
+    fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
+    Xv, yv = validate_Xy(estimator, X, y, classifier=False)
+    return normalise(Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+
+
+class LinearRegressorMixin(RegressorMixin):
+    """``predict`` of a fitted linear regressor (``coef_``, ``intercept_``)."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions ``X @ coef_ + intercept_`` (no clipping)."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        return X @ self.coef_ + self.intercept_  # type: ignore[attr-defined]
+
+
+def is_integer(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
