@@ -281,3 +281,163 @@ def parity_rank(x: np.ndarray) -> tuple[int, List[int]]: ...
 def parity_erm(
     x: np.ndarray, y: np.ndarray, sample_weight: Optional[np.ndarray] = None
 ) -> tuple[int, List[int]]: ...
+
+# --- stable and private prediction (privlearn.prediction) ---
+
+__all__ += [
+    "representative_mistakes",
+    "prediction_stable",
+    "prediction_stable_proba",
+    "prediction_theorem2",
+    "prediction_noisy_vote",
+    "prediction_randomized_response",
+]
+
+def representative_mistakes(spec: _Spec, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray: ...
+def prediction_stable(
+    spec: _Spec,
+    finite_labels: Optional[np.ndarray],
+    x: np.ndarray,
+    y: np.ndarray,
+    queries: np.ndarray,
+    m: int,
+    epsilon0: float,
+    flip_ratio: Optional[tuple[int, int]] = None,
+    rng: _RngArg = None,
+) -> np.ndarray: ...
+def prediction_stable_proba(
+    spec: _Spec,
+    finite_labels: Optional[np.ndarray],
+    x: np.ndarray,
+    y: np.ndarray,
+    queries: np.ndarray,
+    m: int,
+    epsilon0: float,
+    n_subsets: int,
+    rng: _RngArg = None,
+) -> np.ndarray: ...
+def prediction_theorem2(
+    spec: _Spec,
+    finite_labels: Optional[np.ndarray],
+    x: np.ndarray,
+    y: np.ndarray,
+    queries: np.ndarray,
+    m: int,
+    epsilon1: float,
+    block_of: np.ndarray,
+    n_blocks: int,
+    flip_ratio: Optional[tuple[int, int]] = None,
+    rng: _RngArg = None,
+) -> np.ndarray: ...
+def prediction_noisy_vote(votes: np.ndarray, epsilon: float, rng: _RngArg = None) -> np.ndarray: ...
+def prediction_randomized_response(
+    votes: np.ndarray, flip_ratio: tuple[int, int], rng: _RngArg = None
+) -> np.ndarray: ...
+
+# --- multi-concept learners (privlearn.multi) ---
+
+__all__ += [
+    "multi_search_parities",
+    "multi_stability_histogram",
+    "multi_learn_points",
+    "multi_mistakes",
+]
+
+def multi_search_parities(
+    x: np.ndarray,
+    dim: int,
+    y: np.ndarray,
+    k: int,
+    subsample_size: int,
+    epsilon: float,
+    delta: float,
+    rng: _RngArg = None,
+) -> tuple[Optional[np.ndarray], int]: ...
+def multi_stability_histogram(
+    counts: np.ndarray, epsilon: float, delta: float, rng: _RngArg = None
+) -> tuple[np.ndarray, np.ndarray]: ...
+def multi_learn_points(
+    ids: np.ndarray,
+    n_keys: int,
+    y: np.ndarray,
+    k: int,
+    alpha: float,
+    epsilon: float,
+    delta: float,
+    rng: _RngArg = None,
+) -> tuple[np.ndarray, Optional[np.ndarray]]: ...
+def multi_mistakes(pred: np.ndarray, labels: np.ndarray) -> np.ndarray: ...
+
+# --- private classification-query release (privlearn.query_release) ---
+
+__all__ += [
+    "HypothesisEnsemble",
+    "sample_indices",
+    "permutation",
+    "threshold_labeling_mistakes",
+    "threshold_labeling",
+    "threshold_erm_blocks",
+]
+
+@final
+class HypothesisEnsemble:
+    def __new__(cls, spec: _Spec, params: np.ndarray) -> HypothesisEnsemble: ...
+    def __len__(self) -> int: ...
+    def votes(self, x: np.ndarray) -> np.ndarray: ...
+
+def sample_indices(n: int, k: int, replacement: bool, rng: _RngArg = None) -> np.ndarray: ...
+def permutation(n: int, rng: _RngArg = None) -> np.ndarray: ...
+def threshold_labeling_mistakes(x: np.ndarray, y: np.ndarray, orientation: str) -> np.ndarray: ...
+def threshold_labeling(x: np.ndarray, orientation: str, index: int) -> np.ndarray: ...
+def threshold_erm_blocks(
+    x: np.ndarray, y: np.ndarray, order: np.ndarray, size: int, orientation: str
+) -> np.ndarray: ...
+
+# ---- erm (privlearn.learners.erm) ----------------------------------------------------------
+
+__all__ += [
+    "erm_linear_risks",
+    "erm_threshold_mistakes",
+    "erm_threshold_grid",
+    "erm_threshold_pieces",
+    "erm_sample_threshold",
+    "erm_mala",
+]
+
+def erm_linear_risks(
+    coef: np.ndarray,
+    intercept: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    loss: str,
+    loss_bound: float,
+    frac_bits: int,
+) -> np.ndarray: ...
+def erm_threshold_mistakes(t: np.ndarray, ge: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray: ...
+def erm_threshold_grid(low: float, high: float) -> tuple[int, int, int]: ...
+def erm_threshold_pieces(
+    low: float, high: float, ge: bool, x: np.ndarray, y: np.ndarray
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]: ...
+def erm_sample_threshold(
+    low: float,
+    high: float,
+    ge: bool,
+    x: np.ndarray,
+    y: np.ndarray,
+    epsilon: float,
+    sensitivity: float,
+    rng: _RngArg = None,
+) -> float: ...
+def erm_mala(
+    x: np.ndarray,
+    y: np.ndarray,
+    loss: str,
+    loss_bound: float,
+    ridge: float,
+    beta: float,
+    radius: float,
+    step: float,
+    steps: int,
+    starts: np.ndarray,
+    rng: _RngArg = None,
+) -> tuple[np.ndarray, np.ndarray, List[int]]: ...

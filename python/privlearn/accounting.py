@@ -59,6 +59,7 @@ from functools import lru_cache, wraps
 from types import TracebackType
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Type, TypeVar, Union, cast
 
+from ._validate import check_integer as _integer
 from .errors import BudgetExceededError, InvalidParameterError
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "compose_advanced",
     "compose_optimal",
     "amplify_by_subsampling",
+    "amplify_any_by_subsampling",
     "group_privacy",
 ]
 
@@ -116,19 +118,6 @@ def _delta_value(value: object, name: str = "delta") -> float:
     if not (0.0 <= x < 1.0):
         raise InvalidParameterError(f"{name}: must be in [0, 1); got {value!r}", name)
     return x
-
-
-def _integer(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(
-            f"{name}: must be an integer >= {minimum}; got {value!r} of type "
-            f"{type(value).__name__}",
-            name,
-        )
-    k = int(value)
-    if k < minimum:
-        raise InvalidParameterError(f"{name}: must be an integer >= {minimum}; got {k}", name)
-    return k
 
 
 def _budget_arg(value: object, name: str = "budget") -> "Budget":
@@ -1230,6 +1219,51 @@ def amplify_by_subsampling(
             dlt = g * e.exp() * d
         eps, dlt = _up(eps), _up(dlt)
     return _budget_up(eps, dlt, "budget", f"amplified guarantee ({method})")
+
+
+def amplify_any_by_subsampling(rate: float, *, n: Optional[int] = None) -> Budget:
+    r"""The guarantee of *any* algorithm, even a non-private one, run on a uniformly random
+    subsample drawn without replacement: :math:`(0, \gamma)`-DP with :math:`\gamma` = ``rate``.
+
+    Wang, Lei and Fienberg, "Learning with Differential Privacy" (JMLR 2016), Lemma 29: for
+    replace-one neighbours differing in record ``i``, the two runs have the same output law
+    conditionally on ``i`` not being sampled, which happens with probability ``1 - m/n``; so the
+    total variation between them is at most ``m/n``. (With ``m = sqrt(n)`` this is their
+    ``(0, 1/sqrt(n))``, which is why ``delta = o(1)`` is trivial, Section 5.4.) The subsample
+    must be drawn with fresh randomness and kept secret.
+
+    Parameters
+    ----------
+    rate : float
+        ``m / n`` in (0, 1].
+    n : int, optional
+        The dataset size; if given, ``m = rate * n`` must be a whole number and the exact ratio
+        is used.
+
+    Returns
+    -------
+    Budget
+        ``Budget(0, rate)`` (delta rounded up).
+
+    Examples
+    --------
+    >>> amplify_any_by_subsampling(0.01)
+    Budget(epsilon=0.0, delta=0.01)
+    """
+    gamma_f = _real(rate, "rate", "in (0, 1]")
+    if not (math.isfinite(gamma_f) and 0.0 < gamma_f <= 1.0):
+        raise InvalidParameterError(f"rate: must be finite and in (0, 1]; got {rate!r}", "rate")
+    gamma = Fraction(gamma_f)
+    if n is not None:
+        size = _integer(n, "n", 1)
+        m = round(gamma_f * size)
+        if m < 1 or abs(gamma_f * size - m) > 1e-9 * max(1.0, gamma_f * size):
+            raise InvalidParameterError(
+                f"rate: rate * n must be a whole sample size m >= 1; got rate={rate!r}, n={size}",
+                "rate",
+            )
+        gamma = Fraction(m, size)
+    return Budget(0.0, _float_up(gamma))
 
 
 def _amplify_with_replacement(budget: Budget, m: int, n: int) -> Budget:

@@ -342,6 +342,46 @@ class Dichotomies:
         w = _weights(sample_weight, self.n_points)
         return _core.dichotomy_mistakes(np.ascontiguousarray(self.packed), yb, w)
 
+    def mistakes_on(self, X: Any, y: Any) -> np.ndarray:
+        """Mistakes of every labeling's **representative** on other labelled points ``X, y``.
+
+        :meth:`mistakes` scores the labelings on the points they were enumerated on; this
+        evaluates each representative, as a function on the whole domain, on the rows of ``X``
+        (seed 003's class :math:`C_{S'}` of a subset, scored on the whole sample: Dagan and
+        Feldman, COLT 2020, Theorem 1). Exact (the class's own prediction rule; exact
+        predicates for halfspaces) and computed in Rust: binary searches on the sorted points
+        for thresholds and intervals, a sorted-directions index for halfspaces in the plane,
+        an evaluation of every representative on every point otherwise (in parallel). Real-
+        parameter classes only (thresholds, intervals, rectangles, halfspaces, points); others
+        loop over :meth:`HypothesisClass.predict`.
+
+        Parameters
+        ----------
+        X : array_like
+            Points of the class's shape.
+        y : array_like of 0/1 or bool, shape (n,)
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (count,)
+
+        Raises
+        ------
+        privlearn.PrivlearnError
+            For a halfspace labeling without a certified representative (see
+            :class:`Halfspaces`).
+        """
+        h = self.hypothesis_class
+        Xc = h._check_X(X)
+        yb = _labels(y, Xc.shape[0])
+        if isinstance(h, _Real):
+            if not np.all(np.isfinite(self.params)):
+                bad = int(np.flatnonzero(~np.all(np.isfinite(self.params), axis=1))[0])
+                self.hypothesis(bad)  # raises the class's error
+            params = np.ascontiguousarray(self.params, dtype=np.float64)
+            return _core.representative_mistakes(h._spec(), params, Xc, yb)
+        return np.array([int(np.count_nonzero(h._predict(hh, Xc) != yb)) for hh in self.hypotheses()], dtype=np.int64)
+
     def argmin(self, y: Any, sample_weight: Any = None) -> int:
         """Index of the first labeling of minimal (exact, weighted) disagreement with ``y``."""
         yb = _labels(y, self.n_points)

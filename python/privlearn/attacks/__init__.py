@@ -18,12 +18,16 @@ Model inversion (seed 001: Wu et al., after Fredrikson et al., USENIX Security 2
 (VKORC1 on the warfarin data) from a released regression model and returns its accuracy.
 
 Each kind of attack lives in its own submodule and is re-exported here.
+
+:mod:`privlearn.attacks.multi_attack` runs seed 002's lower-bound reduction as an attack on a
+multi-concept learner: :func:`fingerprinting_attack` (and :func:`distinguishing_point`).
 """
 
 from __future__ import annotations
 
-from . import codes, inversion
+from . import codes, inversion, multi_attack
 from .codes import *  # noqa: F401,F403  (the names of codes.__all__)
 from .inversion import model_inversion
+from .multi_attack import *  # noqa: F401,F403  (the names of multi_attack.__all__)
 
-__all__ = list(codes.__all__) + list(inversion.__all__)
+__all__ = list(codes.__all__) + list(inversion.__all__) + list(multi_attack.__all__)

@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidParameterError
+from .._validate import check_integer as _integer
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -79,15 +80,6 @@ PIRATE_STRATEGIES: Tuple[str, ...] = (
 
 def _error(name: str, message: str) -> InvalidParameterError:
     return InvalidParameterError(f"{name}: {message}", name)
-
-
-def _integer(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise _error(name, f"must be an integer >= {minimum}, got {value!r}")
-    v = int(value)
-    if v < minimum:
-        raise _error(name, f"must be an integer >= {minimum}, got {v}")
-    return v
 
 
 def _rate(value: Any, name: str) -> float:

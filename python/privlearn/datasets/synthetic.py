@@ -43,6 +43,7 @@ from typing import Any, List, Optional, Union
 import numpy as np
 
 from ..errors import InvalidParameterError
+from .._validate import check_integer as _count
 from ..hypotheses import (
     FiniteClass,
     Halfspace,
@@ -198,12 +199,6 @@ def _rng_points(rng: np.random.Generator, cls: HypothesisClass, n: int) -> np.nd
     raise InvalidParameterError(  # pragma: no cover
         f"hypothesis_class: no synthetic distribution for {cls!r}", "hypothesis_class"
     )
-
-
-def _count(n: Any, name: str) -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidParameterError(f"{name}: must be an integer >= 1, got {n!r}", name)
-    return int(n)
 
 
 def random_concept(hypothesis_class: HypothesisClass, *, rng: RngLike = None) -> Hypothesis:

@@ -74,7 +74,15 @@ __all__ = [
 ]
 
 # Experiment modules, in the order `privlearn reproduce` runs them. Importing one registers it.
-_EXPERIMENT_MODULES = ("warfarin_em", "fingerprinting", "wu_regression")
+_EXPERIMENT_MODULES = (
+    "warfarin_em",
+    "fingerprinting",
+    "wu_regression",
+    "prediction",
+    "multi_learning",
+    "query_release",
+    "erm_learnability",
+)
 
 for _module in _EXPERIMENT_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

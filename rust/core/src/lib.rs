@@ -18,16 +18,28 @@
 //!   strategies and tracing.
 //! * [`dichotomy`]: the distinct labelings a hypothesis class induces on a point set, with
 //!   representatives, exact scoring and empirical-risk minimisation.
+//! * [`erm`]: private ERM by the exponential mechanism (seed 000): fused risk kernels, the exact
+//!   threshold sampler, a MALA Gibbs sampler, random subsets.
+//! * [`multi`]: simultaneous private learning of many concepts (seed 002): `SearchParities`,
+//!   the stability histogram, `LearnPoints`, and mistake counts for many label columns.
+//! * [`prediction`]: stable and private prediction (seed 003): the subset-cover exponential
+//!   mechanism of Theorem 1, its private versions (Corollary 1, Theorem 2) and private votes.
+//! * [`query_release`]: ensemble votes, hypothesis scoring and index sampling for private
+//!   classification-query release (seed 004).
 //! * [`error`]: the crate's error type.
 
 pub mod dichotomy;
+pub mod erm;
 pub mod error;
 pub mod exact;
 pub mod expmech;
 pub mod gf2;
 pub mod grid;
 pub mod mechanisms;
+pub mod multi;
 pub mod noise;
+pub mod prediction;
+pub mod query_release;
 pub mod rng;
 pub mod tardos;
 pub mod vmath;

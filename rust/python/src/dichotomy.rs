@@ -8,6 +8,7 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use privlearn_core::dichotomy::parities::Parities;
+use privlearn_core::dichotomy::represent::RepScorer;
 use privlearn_core::dichotomy::score::{Scorer, erm_stream};
 use privlearn_core::dichotomy::thresholds::Orientation;
 use privlearn_core::dichotomy::{Class, Dichotomies, RealSource, Stream, finite, halfspaces};
@@ -16,10 +17,10 @@ use pyo3::prelude::*;
 use crate::errors::{detach_guarded, invalid, to_py};
 
 /// A class with real parameters, as ``(kind, dim, orientation, domain_size)``.
-type Spec = (String, usize, String, Option<u64>);
+pub(crate) type Spec = (String, usize, String, Option<u64>);
 
 /// The class named by `spec`.
-fn class(spec: Spec) -> PyResult<Class> {
+pub(crate) fn class(spec: Spec) -> PyResult<Class> {
     let (kind, dim, orientation, domain_size) = spec;
     Ok(match kind.as_str() {
         "thresholds" => Class::Thresholds(orientation.parse::<Orientation>().map_err(to_py)?),
@@ -48,7 +49,7 @@ fn scoring_inputs(
 }
 
 /// A C-contiguous array's values, copied (the GIL is released afterwards).
-fn owned<T: numpy::Element + Copy>(a: &PyReadonlyArray2<'_, T>) -> Vec<T> {
+pub(crate) fn owned<T: numpy::Element + Copy>(a: &PyReadonlyArray2<'_, T>) -> Vec<T> {
     match a.as_slice() {
         Ok(s) => s.to_vec(),
         Err(_) => a.as_array().iter().copied().collect(),
@@ -334,4 +335,39 @@ pub fn parity_erm<'py>(
         let mut p = Parities::new(&data, dim)?;
         Ok(erm_stream(&mut p, &scorer)?.expect("there is always the zero parity"))
     })
+}
+
+/// Mistakes of representatives (``params``, one row each, a real-parameter class) on the
+/// labelled points ``x``, ``y``: exact, evaluated with the class's own prediction rule.
+#[pyfunction]
+pub fn representative_mistakes<'py>(
+    py: Python<'py>,
+    spec: Spec,
+    params: PyReadonlyArray2<'py, f64>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, bool>,
+) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+    let cls = class(spec)?;
+    if params.shape()[1] != cls.param_len() {
+        return Err(invalid(
+            "params",
+            format!(
+                "must have {} parameters per representative, got {}",
+                cls.param_len(),
+                params.shape()[1]
+            ),
+        ));
+    }
+    let p = owned(&params);
+    let data = owned(&x);
+    let labels = y.as_array().to_vec();
+    let out = detach_guarded(py, move || {
+        let scorer = RepScorer::new(cls, &data, &labels)?;
+        scorer.mistakes(&p)
+    })?;
+    Ok(out
+        .into_iter()
+        .map(|v| v as i64)
+        .collect::<Vec<i64>>()
+        .into_pyarray(py))
 }

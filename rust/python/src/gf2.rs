@@ -13,10 +13,14 @@ use pyo3::prelude::*;
 use crate::errors::{detach_guarded, invalid};
 use crate::rng::RngArg;
 
-type Words<'py> = Bound<'py, PyArray2<u64>>;
+pub(crate) type Words<'py> = Bound<'py, PyArray2<u64>>;
 
 /// Copies a packed array into a core matrix; errors name the parameter `name`.
-fn read(words: &PyReadonlyArray2<'_, u64>, cols: usize, name: &'static str) -> PyResult<Matrix> {
+pub(crate) fn read(
+    words: &PyReadonlyArray2<'_, u64>,
+    cols: usize,
+    name: &'static str,
+) -> PyResult<Matrix> {
     let arr = words.as_array();
     let (rows, wpr) = arr.dim();
     if wpr != cols.div_ceil(64) {
@@ -41,7 +45,7 @@ fn read(words: &PyReadonlyArray2<'_, u64>, cols: usize, name: &'static str) -> P
 }
 
 /// The packed rows of a matrix as a new `(rows, words_per_row)` array.
-fn write<'py>(py: Python<'py>, m: &Matrix) -> PyResult<Words<'py>> {
+pub(crate) fn write<'py>(py: Python<'py>, m: &Matrix) -> PyResult<Words<'py>> {
     let shape = [m.rows(), m.words_per_row()];
     m.to_rows_words().into_pyarray(py).reshape(shape)
 }

@@ -5,10 +5,14 @@
 
 mod convert;
 mod dichotomy;
+mod erm;
 mod errors;
 mod expmech;
 mod gf2;
 mod mechanisms;
+mod multi;
+mod prediction;
+mod query_release;
 mod rng;
 mod tardos;
 
@@ -17,10 +21,17 @@ use pyo3::prelude::*;
 #[pymodule(gil_used = false)]
 mod _core {
     #[pymodule_export]
+    use crate::dichotomy::representative_mistakes;
+    #[pymodule_export]
     use crate::dichotomy::{
         DichotomySource, dichotomies, dichotomy_argmin, dichotomy_count, dichotomy_erm,
         dichotomy_mistakes, finite_dichotomies, finite_vc_dimension, halfspace_predict,
         parity_dichotomies, parity_erm, parity_rank,
+    };
+    #[pymodule_export]
+    use crate::erm::{
+        erm_linear_risks, erm_mala, erm_sample_threshold, erm_threshold_grid,
+        erm_threshold_mistakes, erm_threshold_pieces,
     };
     #[pymodule_export]
     use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
@@ -34,6 +45,20 @@ mod _core {
         SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
         l2_laplace_noise, laplace, permute_and_flip, randomized_response, randomized_response_k,
         report_noisy_max, stable_argmax,
+    };
+    #[pymodule_export]
+    use crate::multi::{
+        multi_learn_points, multi_mistakes, multi_search_parities, multi_stability_histogram,
+    };
+    #[pymodule_export]
+    use crate::prediction::{
+        prediction_noisy_vote, prediction_randomized_response, prediction_stable,
+        prediction_stable_proba, prediction_theorem2,
+    };
+    #[pymodule_export]
+    use crate::query_release::{
+        HypothesisEnsemble, permutation, sample_indices, threshold_erm_blocks, threshold_labeling,
+        threshold_labeling_mistakes,
     };
     #[pymodule_export]
     use crate::rng::Generator;

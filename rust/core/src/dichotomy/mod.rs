@@ -36,6 +36,7 @@ pub mod intervals;
 pub mod parities;
 pub mod points;
 pub mod rectangles;
+pub mod represent;
 pub mod score;
 pub mod thresholds;
 

@@ -374,6 +374,96 @@ pub fn permute_and_flip(
     with_levels(scores, epsilon, sensitivity, PermuteAndFlip { rng })
 }
 
+/// Exact exponential mechanism with a base measure: returns `i` with probability proportional
+/// to `weights[i] * exp(epsilon * scores[i] / (2 * sensitivity))` (McSherry and Talwar, FOCS
+/// 2007, define the mechanism relative to a base measure; here a counting measure with
+/// multiplicities). Candidates of weight 0 are never returned and take no part in the best
+/// score. The scores go through the integer path's rate rounding and clamp (steps 2 and 3 of
+/// the module documentation), so the guarantee is exactly `epsilon`-DP when every score moves
+/// by at most `sensitivity` and the weights do not depend on the data.
+///
+/// Step 4 becomes: draw a group `j` with probability proportional to `W_j e^{-j}` (`W_j` the
+/// total weight of the group), a candidate of the group with probability proportional to its
+/// weight (an exact uniform integer below `W_j`), and accept it with probability `e^{-f_i}`.
+///
+/// Errors (before any random bit is drawn): `scores` and `weights` of different lengths, no
+/// candidate of positive weight, a total weight above `2^64 - 1`, `epsilon` or `sensitivity`
+/// not finite and `> 0`.
+pub fn sample_i64_weighted(
+    scores: &[i64],
+    weights: &[u64],
+    epsilon: f64,
+    sensitivity: f64,
+    rng: &mut Rng,
+) -> Result<usize> {
+    crate::error::check_epsilon(epsilon)?;
+    crate::error::check_sensitivity(sensitivity)?;
+    if scores.len() != weights.len() {
+        return Err(Error::invalid(
+            "weights",
+            format!(
+                "must have one weight per score ({} scores, {} weights)",
+                scores.len(),
+                weights.len()
+            ),
+        ));
+    }
+    let live = || scores.iter().zip(weights).filter(|&(_, &w)| w > 0);
+    let Some(umax) = live().map(|(&s, _)| s).max() else {
+        return Err(Error::invalid(
+            "weights",
+            "at least one candidate must have a positive weight",
+        ));
+    };
+    let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
+    if total > u128::from(u64::MAX) {
+        return Err(Error::invalid(
+            "weights",
+            format!("the total weight must be below 2^64, got {total}"),
+        ));
+    }
+    let plan = Plan::new(rate(epsilon, 0, sensitivity));
+    let level = |s: i64| -> u64 {
+        let d = (i128::from(umax) - i128::from(s)) as u128;
+        if d >= u128::from(plan.k_clamp) {
+            plan.k_clamp
+        } else {
+            d as u64
+        }
+    };
+    let mut per_group = vec![0u64; MAX_GROUP + 1];
+    for (&s, &w) in live() {
+        per_group[usize::from(plan.group(level(s)))] += w;
+    }
+    let groups = ExpNegGroups::new(
+        per_group
+            .iter()
+            .enumerate()
+            .filter(|&(_, &w)| w > 0)
+            .map(|(j, &w)| (j, w))
+            .collect(),
+    );
+    loop {
+        let (j, group_weight) = groups.groups()[groups.sample(rng)];
+        let mut r = rng.below(group_weight);
+        let mut chosen = None;
+        for (i, (&s, &w)) in scores.iter().zip(weights).enumerate() {
+            if w == 0 || usize::from(plan.group(level(s))) != j {
+                continue;
+            }
+            if r < w {
+                chosen = Some(i);
+                break;
+            }
+            r -= w;
+        }
+        let i = chosen.expect("group weights and candidates disagree");
+        if bernoulli_exp_neg_dyadic(rng, plan.fraction(level(scores[i])), plan.rate.t) {
+            return Ok(i);
+        }
+    }
+}
+
 /// Group histogram of the candidates `start..start + len`, writing each one's group to `out`
 /// when given.
 fn group_chunk(
@@ -618,6 +708,55 @@ mod tests {
         assert!(
             counts.iter().all(|&c| (850..1150).contains(&c)),
             "{counts:?}"
+        );
+    }
+
+    #[test]
+    fn weighted_sampler_follows_its_law() {
+        // P(i) ∝ w_i exp(eps s_i / 2): eps = 2 gives e^{s_i}.
+        let scores = [0i64, -1, 7, 0, 1];
+        let weights = [1u64, 3, 0, 2, 1];
+        let probs: Vec<f64> = scores
+            .iter()
+            .zip(&weights)
+            .map(|(&s, &w)| w as f64 * (s as f64).exp())
+            .collect();
+        let total: f64 = probs.iter().sum();
+        let mut rng = Rng::from_seed(21);
+        let draws = 40_000;
+        let mut counts = [0usize; 5];
+        for _ in 0..draws {
+            counts[sample_i64_weighted(&scores, &weights, 2.0, 1.0, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(counts[2], 0, "weight 0 is never chosen");
+        for i in 0..5 {
+            let p = probs[i] / total;
+            let sd = (draws as f64 * p * (1.0 - p)).sqrt();
+            let diff = (counts[i] as f64 - draws as f64 * p).abs();
+            assert!(diff <= 6.0 * sd + 1.0, "{i}: {counts:?} vs {p}");
+        }
+        // Huge weights (a fine grid) and a clamp far below the best.
+        let w = [1u64 << 62, 1, 3];
+        let s = [0i64, 10, -100_000];
+        let mut ones = 0;
+        for _ in 0..2000 {
+            ones += usize::from(sample_i64_weighted(&s, &w, 2.0, 1.0, &mut rng).unwrap() == 1);
+        }
+        // P(1) = e^10 / (2^62 + e^10) ~ 5e-15.
+        assert_eq!(ones, 0);
+    }
+
+    #[test]
+    fn weighted_sampler_rejects_bad_input() {
+        let mut rng = Rng::from_seed(22);
+        assert!(sample_i64_weighted(&[0, 1], &[1], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_i64_weighted(&[0, 1], &[0, 0], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_i64_weighted(&[0, 1], &[u64::MAX, 1], 1.0, 1.0, &mut rng).is_err());
+        assert!(sample_i64_weighted(&[0], &[1], 0.0, 1.0, &mut rng).is_err());
+        assert!(sample_i64_weighted(&[0], &[1], 1.0, f64::NAN, &mut rng).is_err());
+        assert_eq!(
+            sample_i64_weighted(&[3], &[5], 1.0, 1.0, &mut rng).unwrap(),
+            0
         );
     }
 

@@ -129,6 +129,20 @@ pub fn exponential_int(
     Ok(exponential_draws(Scores::Int(scores), epsilon, sensitivity, numerics, 1, rng)?[0])
 }
 
+/// The exponential mechanism with a base measure (integer scores, exact): returns `i` with
+/// probability proportional to `weights[i] * exp(epsilon * scores[i] / (2 * sensitivity))`.
+/// `epsilon`-DP when every score moves by at most `sensitivity` and the weights are
+/// data-independent. See [`exact::sample_i64_weighted`].
+pub fn exponential_weighted(
+    scores: &[i64],
+    weights: &[u64],
+    epsilon: f64,
+    sensitivity: f64,
+    rng: &mut Rng,
+) -> Result<usize> {
+    exact::sample_i64_weighted(scores, weights, epsilon, sensitivity, rng)
+}
+
 /// The error for inputs with no selectable candidate or with NaN / `+inf` scores.
 pub(crate) fn bad_scores() -> Error {
     Error::invalid(

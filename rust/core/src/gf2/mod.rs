@@ -21,6 +21,8 @@ mod matrix;
 mod ops;
 pub mod reference;
 
+#[cfg(test)]
+pub(crate) use elim::rref_limited;
 pub use matrix::Matrix;
 pub(crate) use matrix::advise_huge_pages;
 pub use ops::learn_parity;

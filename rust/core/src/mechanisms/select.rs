@@ -207,7 +207,7 @@ pub fn stable_argmax(
 
 /// Smallest integer `t >= 1` with `e^{-t/b} / (1 + e^{-1/b}) <= δ/2`, plus one for safety against
 /// the floating-point evaluation (a larger threshold only lowers the release probability).
-fn release_threshold(scale: Ratio, delta: f64) -> i128 {
+pub(crate) fn release_threshold(scale: Ratio, delta: f64) -> i128 {
     let b = scale.to_f64();
     let t = (b * (2.0 / (delta * (1.0 + (-1.0 / b).exp()))).ln())
         .ceil()
