@@ -596,6 +596,19 @@ def test_erm_equals_brute_force(cls, X, brute):
         assert h == d.hypothesis(first)
 
 
+def test_planar_rectangle_erm_matches_the_enumeration():
+    # Rectangles(2).erm skips the enumeration (an O(n^3) sweep over prefix sums): it must still
+    # return the enumeration's first minimal labeling, on ties, duplicates and weights.
+    rng = np.random.default_rng(12)
+    for trial in range(12):
+        X = rng.integers(0, 6, size=(60, 2)) * 0.25
+        y = rng.random(60) < 0.3 + 0.05 * trial
+        w = rng.choice([0.0, 0.1, 0.3, 1.0, 2.0**-60], size=60) if trial % 2 else None
+        d = Rectangles(2).dichotomies(X)
+        first = int(np.argmin(d.mistakes(y))) if w is None else d.argmin(y, w)
+        assert Rectangles(2).erm(X, y, sample_weight=w) == d.hypothesis(first)
+
+
 def test_finite_erm_and_mistakes():
     H = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 0, 1, 0], [1, 1, 1, 1]], dtype=bool)
     cls = FiniteClass(H)

@@ -709,6 +709,13 @@ class Rectangles(_Real):
     between its faces and the neighbouring coordinate values of the sample (``±inf`` at the
     extremes); the empty labeling is ``lo = +inf, hi = -inf``. Order: the empty labeling, then
     boxes by their coordinate ranges in lexicographic order. Raw ``params``: ``[lo..., hi...]``.
+
+    ``erm`` in the plane (``dim = 2``) does not enumerate: for every range of distinct x values
+    it finds the best tight box by exact prefix sums over the distinct y values in that range,
+    ``O(n^3)`` in all (500 points: about 0.1 s on two cores), with the same answer as the
+    enumeration, ties included. It falls back to the enumeration only for nonzero weights whose
+    largest and smallest differ by more than about ``2^72 / n`` (about 10^19 at ``n = 500``):
+    their exact sums need big integers.
     """
 
     def __init__(self, dim: int = 2) -> None:

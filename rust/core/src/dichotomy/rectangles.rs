@@ -247,6 +247,215 @@ impl Rectangles {
     }
 }
 
+/// The best box of one slab (a range of distinct x values): its gain, its run `(a, b)` of the
+/// slab's distinct y values, and how many tight boxes of the slab precede it in the order.
+struct SlabBest {
+    gain: i128,
+    a: usize,
+    b: usize,
+    before: usize,
+}
+
+/// Work buffers of the planar ERM, indexed by global y rank or by position in a slab.
+struct PlaneScratch {
+    gain: Vec<i128>,
+    present: Vec<u32>,
+    mark_i: Vec<u32>,
+    mark_j: Vec<u32>,
+    ranks: Vec<usize>,
+    prefix: Vec<i128>,
+    reach: Vec<isize>,
+    suf_max: Vec<i128>,
+    suf_arg: Vec<usize>,
+}
+
+impl PlaneScratch {
+    fn new(uy: usize) -> Self {
+        PlaneScratch {
+            gain: vec![0; uy],
+            present: vec![0; uy],
+            mark_i: vec![u32::MAX; uy],
+            mark_j: vec![u32::MAX; uy],
+            ranks: Vec::with_capacity(uy),
+            prefix: Vec::with_capacity(uy + 1),
+            reach: Vec::with_capacity(uy),
+            suf_max: vec![0; uy + 1],
+            suf_arg: vec![0; uy + 1],
+        }
+    }
+
+    /// The slab made of columns `i..=j` (their points already added to `gain` and `present`,
+    /// `mark_i`/`mark_j` holding `i`/`j` at the y ranks of columns `i` and `j`): the number of
+    /// its tight boxes, and its best box of positive gain, the first in the order on ties.
+    ///
+    /// In the slab's sorted distinct y values (positions `0..m`), the run `[a, b]` gives a tight
+    /// box iff it holds a y value of column `i` and one of column `j`, that is iff `a <=
+    /// reach[b]` with `reach[b]` the smaller of the last positions `<= b` of the two columns
+    /// (`-1` if none). `reach` is non-decreasing, so the runs starting at `a` are those ending at
+    /// or after the first `b` with `reach[b] >= a`, and the best of them ends at the first
+    /// maximum of the prefix sums from there on.
+    fn slab(&mut self, i: u32, j: u32) -> (usize, Option<SlabBest>) {
+        self.ranks.clear();
+        self.prefix.clear();
+        self.reach.clear();
+        self.prefix.push(0);
+        let (mut last_i, mut last_j) = (-1isize, -1isize);
+        for r in 0..self.gain.len() {
+            if self.present[r] == 0 {
+                continue;
+            }
+            let t = self.ranks.len() as isize;
+            if self.mark_i[r] == i {
+                last_i = t;
+            }
+            if self.mark_j[r] == j {
+                last_j = t;
+            }
+            self.ranks.push(r);
+            let next = self.prefix[t as usize] + self.gain[r];
+            self.prefix.push(next);
+            self.reach.push(last_i.min(last_j));
+        }
+        let m = self.ranks.len();
+        let count: usize = self.reach.iter().map(|&r| (r + 1) as usize).sum();
+        // suf_max[t] = max of prefix[t'+1] over t' >= t, first maximiser in suf_arg[t].
+        for t in (0..m).rev() {
+            let here = self.prefix[t + 1];
+            if t + 1 == m || here >= self.suf_max[t + 1] {
+                self.suf_max[t] = here;
+                self.suf_arg[t] = t;
+            } else {
+                self.suf_max[t] = self.suf_max[t + 1];
+                self.suf_arg[t] = self.suf_arg[t + 1];
+            }
+        }
+        let mut best: Option<(i128, usize, usize)> = None;
+        let mut b0 = 0;
+        for a in 0..m {
+            while b0 < m && self.reach[b0] < a as isize {
+                b0 += 1;
+            }
+            if b0 == m {
+                break;
+            }
+            let g = self.suf_max[b0] - self.prefix[a];
+            if g > 0 && best.is_none_or(|(bg, _, _)| g > bg) {
+                best = Some((g, a, self.suf_arg[b0]));
+            }
+        }
+        let best = best.map(|(gain, a, b)| {
+            // Tight boxes of this slab before (a, b): every run starting before `a`, then
+            // those starting at `a` and ending before `b`.
+            let mut before: usize = self
+                .reach
+                .iter()
+                .map(|&r| (r + 1).min(a as isize) as usize)
+                .sum();
+            before += (0..b).filter(|&t| self.reach[t] >= a as isize).count();
+            SlabBest { gain, a, b, before }
+        });
+        (count, best)
+    }
+}
+
+/// Exact empirical-risk minimisation over axis-aligned rectangles in the plane in
+/// `O(U_x^2 U_y)` time (`U` the numbers of distinct coordinates) instead of enumerating the
+/// `O(n^4)` labelings: the index (in the order of [`Rectangles`]' output) and representative of
+/// the first labeling of minimal error.
+///
+/// `gains[i]` is point `i`'s signed exact weight, `+w_i` if its label is 1 and `-w_i` if 0 (see
+/// [`super::score::Scorer::signed_weights`]). A labeling's error is the total positive weight
+/// minus its gain (the sum of the gains inside the box), so a minimal error is a maximal gain;
+/// the empty labeling (first in the order) has gain 0. For every range of distinct x values the
+/// best tight box is found by prefix sums over the slab's distinct y values (see
+/// `PlaneScratch::slab`); ties go to the first box in the generator's order (x range, then y
+/// run, each lexicographic), and the sums are exact integers, so the answer is the generator's
+/// own first minimiser. Parallel over the left end of the x range.
+pub fn erm_plane(x: &[f64], gains: &[i128]) -> Result<(usize, Vec<f64>)> {
+    let rect = Rectangles::new(x, 2)?;
+    let g = &rect.g;
+    if gains.len() != g.n {
+        return Err(Error::invalid(
+            "y",
+            format!(
+                "must have one label per row of X ({}), got {}",
+                g.n,
+                gains.len()
+            ),
+        ));
+    }
+    let (xs, ys) = (&rect.axis[0], &rect.axis[1]);
+    let (ux, uy) = (xs.len(), ys.len());
+    // Distinct points by column (x rank), each with its y rank and total gain.
+    let mut columns: Vec<Vec<(usize, i128)>> = vec![Vec::new(); ux];
+    for p in 0..g.len() {
+        let pt = g.point(p);
+        let cx = xs.partition_point(|&v| v < pt[0]);
+        let ry = ys.partition_point(|&v| v < pt[1]);
+        let w: i128 = g.rows_of(p).iter().map(|&r| gains[r as usize]).sum();
+        columns[cx].push((ry, w));
+    }
+    use rayon::prelude::*;
+    // Per left column i: (tight boxes over all its slabs, best (gain, j, a, b, boxes before)).
+    type Best = (i128, usize, usize, usize, usize);
+    let per_i: Vec<(usize, Option<Best>)> = (0..ux)
+        .into_par_iter()
+        .map_init(
+            || PlaneScratch::new(uy),
+            |sc, i| {
+                sc.gain.iter_mut().for_each(|v| *v = 0);
+                sc.present.iter_mut().for_each(|v| *v = 0);
+                for &(r, _) in &columns[i] {
+                    sc.mark_i[r] = i as u32;
+                }
+                let mut total = 0usize;
+                let mut best: Option<Best> = None;
+                for (j, col) in columns.iter().enumerate().skip(i) {
+                    for &(r, w) in col {
+                        sc.gain[r] += w;
+                        sc.present[r] += 1;
+                        sc.mark_j[r] = j as u32;
+                    }
+                    let (count, slab) = sc.slab(i as u32, j as u32);
+                    if let Some(s) = slab
+                        && best.is_none_or(|b| s.gain > b.0)
+                    {
+                        best = Some((s.gain, j, s.a, s.b, total + s.before));
+                    }
+                    total += count;
+                }
+                (total, best)
+            },
+        )
+        .collect();
+    let mut offset = 1usize; // the empty labeling comes first
+    let mut best: Option<(i128, usize, Best)> = None;
+    for (i, (total, b)) in per_i.into_iter().enumerate() {
+        if let Some(b) = b
+            && best.as_ref().is_none_or(|(g0, _, _)| b.0 > *g0)
+        {
+            best = Some((b.0, i, (b.0, b.1, b.2, b.3, offset + b.4)));
+        }
+        offset += total;
+    }
+    let Some((_, i, (_, j, a, b, index))) = best else {
+        let mut params = vec![f64::INFINITY; 2];
+        params.extend([f64::NEG_INFINITY; 2]);
+        return Ok((0, params));
+    };
+    // The y values of the chosen slab, to map the run back to coordinates.
+    let mut in_slab = vec![false; uy];
+    for col in &columns[i..=j] {
+        for &(r, _) in col {
+            in_slab[r] = true;
+        }
+    }
+    let slab_ys: Vec<f64> = (0..uy).filter(|&r| in_slab[r]).map(|r| ys[r]).collect();
+    let (x_lo, x_hi) = rect.widen(0, xs[i], xs[j]);
+    let (y_lo, y_hi) = rect.widen(1, slab_ys[a], slab_ys[b]);
+    Ok((index, vec![x_lo, y_lo, x_hi, y_hi]))
+}
+
 impl Source for Rectangles {
     type Param = f64;
     fn n_points(&self) -> usize {
@@ -283,6 +492,8 @@ impl Source for Rectangles {
 mod tests {
     use super::*;
     use crate::dichotomy::collect;
+    use crate::dichotomy::score::{Scorer, erm_stream};
+    use crate::rng::Rng;
     use std::collections::BTreeSet;
 
     fn inside(p: &[f64], x: &[f64]) -> bool {
@@ -347,5 +558,75 @@ mod tests {
         let y: Vec<f64> = (0..24).map(|i| ((i * 11) % 7) as f64 * 0.25).collect();
         check(&y, 3);
         check(&[], 2);
+    }
+
+    /// The enumerating ERM (every labeling scored by the [`Scorer`]) that [`erm_plane`] replaces.
+    fn erm_by_enumeration(x: &[f64], scorer: &Scorer) -> (usize, Vec<f64>) {
+        erm_stream(&mut Rectangles::new(x, 2).unwrap(), scorer)
+            .unwrap()
+            .unwrap()
+    }
+
+    fn plane(x: &[f64], scorer: &Scorer) -> (usize, Vec<f64>) {
+        erm_plane(x, &scorer.signed_weights().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn planar_erm_is_the_enumerations_first_minimiser() {
+        let mut rng = Rng::from_seed(41);
+        let mut nontrivial = 0;
+        for trial in 0..600 {
+            let n = 1 + rng.below(24) as usize;
+            // Coordinates on a small grid: many ties, duplicate points with either label.
+            let grid = 2 + rng.below(6);
+            let x: Vec<f64> = (0..2 * n).map(|_| rng.below(grid) as f64 * 0.5).collect();
+            let p_one = rng.below(5);
+            let y: Vec<bool> = (0..n).map(|_| rng.below(4) < p_one).collect();
+            let weights: Option<Vec<f64>> = match trial % 3 {
+                0 => None,
+                1 => Some((0..n).map(|_| rng.below(4) as f64).collect()),
+                _ => Some(
+                    (0..n)
+                        .map(|_| rng.uniform_f64() * 2f64.powi(rng.below(40) as i32 - 20))
+                        .collect(),
+                ),
+            };
+            let scorer = Scorer::new(&y, weights.as_deref()).unwrap();
+            let want = erm_by_enumeration(&x, &scorer);
+            assert_eq!(
+                plane(&x, &scorer),
+                want,
+                "trial {trial}: x {x:?} y {y:?} w {weights:?}"
+            );
+            nontrivial += usize::from(want.0 > 1);
+        }
+        assert!(
+            nontrivial > 300,
+            "too few instances away from the first two labelings"
+        );
+        // No points; all labels 0 (the empty labeling); all labels 1 (the box of everything).
+        let s0 = Scorer::new(&[], None).unwrap();
+        assert_eq!(plane(&[], &s0), erm_by_enumeration(&[], &s0));
+        let x = [0.0, 0.0, 1.0, 2.0, 3.0, 1.0];
+        for y in [[false; 3], [true; 3]] {
+            let s = Scorer::new(&y, None).unwrap();
+            assert_eq!(plane(&x, &s), erm_by_enumeration(&x, &s));
+        }
+    }
+
+    #[test]
+    fn planar_erm_is_exact_where_doubles_would_round() {
+        // Gains +1, -1, +2^-60, +1 on a line: the best box holds all four points (gain
+        // 1 + 2^-60, first in the order among [0, 3] and [2, 3]). A double sum would round its
+        // gain to 1 and tie it with the earlier box [0, 0].
+        let x = [0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 3.0, 0.0];
+        let y = [true, false, true, true];
+        let w = [1.0, 1.0, 2f64.powi(-60), 1.0];
+        let s = Scorer::new(&y, Some(&w)).unwrap();
+        let got = plane(&x, &s);
+        assert_eq!(got, erm_by_enumeration(&x, &s));
+        // Power check: with the tiny weight dropped, [0, 0] ties at gain 1 and wins instead.
+        let s2 = Scorer::new(&y, Some(&[1.0, 1.0, 0.0, 1.0])).unwrap();
+        assert_ne!(plane(&x, &s2), got);
     }
 }

@@ -143,6 +143,22 @@ impl Scorer {
         t
     }
 
+    /// Each point's exact weight signed by its label, `+W_i` for label 1 and `-W_i` for label 0,
+    /// in the integer units of [`ErrorValue`] (`1` each without weights); `None` when the weights
+    /// need big integers. A labeling's error is the sum of `W_i` over the points labelled 1
+    /// minus the sum of these over the points it labels 1.
+    pub fn signed_weights(&self) -> Option<Vec<i128>> {
+        let label = |i: usize| (self.y[i / 64] >> (i % 64)) & 1 == 1;
+        let weight = |i: usize| match &self.exact {
+            Exact::Unit => Some(1),
+            Exact::Small { table, .. } => Some(table[(i / 8) * 256 + (1 << (i % 8))]),
+            Exact::Big { .. } => None,
+        };
+        (0..self.n)
+            .map(|i| weight(i).map(|w| if label(i) { w } else { -w }))
+            .collect()
+    }
+
     /// Number of points.
     pub fn n_points(&self) -> usize {
         self.n
