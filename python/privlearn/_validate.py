@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 from .errors import InvalidParameterError
 
-__all__ = ["check_integer"]
+__all__ = ["check_integer", "check_real"]
 
 
 def check_integer(value: object, name: str, minimum: int = 1) -> int:
@@ -22,3 +23,42 @@ def check_integer(value: object, name: str, minimum: int = 1) -> int:
     if k < minimum:
         raise InvalidParameterError(f"{name}: must be an integer >= {minimum}; got {k}", name)
     return k
+
+
+def _range_text(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
+    if math.isinf(lo) and math.isinf(hi):
+        return "a finite number"
+    if math.isinf(hi):
+        return f"a finite number {'>' if lo_open else '>='} {lo:g}"
+    if math.isinf(lo):
+        return f"a finite number {'<' if hi_open else '<='} {hi:g}"
+    return f"a finite number in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+
+
+def check_real(
+    value: object,
+    name: str,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> float:
+    """``value`` as a finite ``float`` in the interval from ``lo`` to ``hi`` (each end closed
+    unless ``lo_open``/``hi_open``). Bools, non-numbers, NaN, infinities and numbers too large
+    for a float are refused with an :class:`~privlearn.errors.InvalidParameterError` naming
+    ``name`` and the allowed range."""
+    allowed = _range_text(lo, hi, lo_open, hi_open)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            f"{name}: must be {allowed}; got {value!r} of type {type(value).__name__}", name
+        )
+    try:
+        x = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise InvalidParameterError(f"{name}: must be {allowed}; got {value!r}", name) from None
+    above = x > lo if lo_open else x >= lo
+    below = x < hi if hi_open else x <= hi
+    if not (math.isfinite(x) and above and below):
+        raise InvalidParameterError(f"{name}: must be {allowed}; got {value!r}", name)
+    return x

@@ -57,6 +57,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from . import _core
+from ._validate import check_integer as _positive_int
 from .errors import InvalidParameterError
 
 __all__ = [
@@ -206,12 +207,6 @@ def _weights(sample_weight: Any, n: int) -> Optional[np.ndarray]:
     if np.any(w < 0):
         raise InvalidParameterError("sample_weight: must hold numbers >= 0", "sample_weight")
     return np.ascontiguousarray(w)
-
-
-def _positive_int(v: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < minimum:
-        raise InvalidParameterError(f"{name}: must be an integer >= {minimum}, got {v!r}", name)
-    return int(v)
 
 
 def _max_count(max_count: Any) -> Optional[int]:

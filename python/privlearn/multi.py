@@ -65,7 +65,6 @@ from __future__ import annotations
 import abc
 import functools
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -75,6 +74,7 @@ from . import _core
 from .accounting import Accountant, Budget, compose_advanced, compose_basic
 from .errors import InvalidParameterError
 from ._validate import check_integer as _integer
+from ._validate import check_real as _check_real
 from .gf2 import _pack
 from .hypotheses import FiniteClass, HypothesisClass, Parities, Parity, Point, Points, _points
 from .mechanisms import _charged, exponential, laplace
@@ -129,33 +129,16 @@ def _error(name: str, message: str) -> InvalidParameterError:
     return InvalidParameterError(f"{name}: {message}", name)
 
 
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _error(name, f"must be a number, got {value!r}")
-    return float(value)
-
-
 def _epsilon(value: Any, name: str = "epsilon") -> float:
-    v = _real(value, name)
-    if not (math.isfinite(v) and v > 0):
-        raise _error(name, f"must be a finite number > 0, got {v}")
-    return v
+    return _check_real(value, name, 0.0, lo_open=True)
 
 
 def _delta(value: Any, positive: bool, name: str = "delta") -> float:
-    v = _real(value, name)
-    if not (0.0 <= v < 1.0) or (positive and v == 0.0):
-        rng = "(0, 1)" if positive else "[0, 1)"
-        raise _error(name, f"must be in {rng}, got {v}")
-    return v
+    return _check_real(value, name, 0.0, 1.0, lo_open=positive, hi_open=True)
 
 
 def _probability(value: Any, name: str, upper_inclusive: bool = False) -> float:
-    v = _real(value, name)
-    ok = 0.0 < v <= 1.0 if upper_inclusive else 0.0 < v < 1.0
-    if not ok:
-        raise _error(name, f"must be in (0, 1{']' if upper_inclusive else ')'}, got {v}")
-    return v
+    return _check_real(value, name, 0.0, 1.0, lo_open=True, hi_open=not upper_inclusive)
 
 
 def _composition(value: Any) -> str:
@@ -1389,7 +1372,7 @@ class SanitizerMultiLearner(_MultiLearner):
         if self.sanitizer not in ("auto", "points", "mwem"):
             raise _error("sanitizer", f"must be 'auto', 'points' or 'mwem', got {self.sanitizer!r}")
         if self.sanitizer == "auto":
-            return "points" if isinstance(cls, Points) and _real(self.delta, "delta") > 0 else "mwem"
+            return "points" if isinstance(cls, Points) and _delta(self.delta, False) > 0 else "mwem"
         if self.sanitizer == "points" and not isinstance(cls, Points):
             raise _error("sanitizer", f"'points' sanitizes for point functions only, not {cls!r}")
         return str(self.sanitizer)

@@ -70,6 +70,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._validate import check_integer as _int_at_least
+from .._validate import check_real
 from ..errors import InvalidParameterError
 from ..hypotheses import (
     Dichotomies,
@@ -111,20 +113,7 @@ _CLASSIFICATION = ("zero_one", "hinge", "logistic")
 
 
 def _positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{name}: must be a real number, got {value!r}", name)
-    v = float(value)
-    ok = math.isfinite(v) and (v >= 0.0 if allow_zero else v > 0.0)
-    if not ok:
-        want = ">= 0" if allow_zero else "> 0"
-        raise InvalidParameterError(f"{name}: must be finite and {want}, got {value!r}", name)
-    return v
-
-
-def _int_at_least(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise InvalidParameterError(f"{name}: must be an integer >= {minimum}, got {value!r}", name)
-    return int(value)
+    return check_real(value, name, 0.0, lo_open=not allow_zero)
 
 
 def _epsilon(value: Any) -> float:

@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._validate import check_integer as _int_at_least
 from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, exponential
@@ -37,7 +38,6 @@ from .erm import (
     _epsilon,
     _features,
     _frac_bits,
-    _int_at_least,
     _positive,
     _quantize,
     _resolve_loss,

@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._validate import check_integer as _int_at_least
 from ..accounting import Budget
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
@@ -35,7 +36,6 @@ from ..random import as_generator
 from .erm import (
     _epsilon,
     _features,
-    _int_at_least,
     _positive,
     _resolve_loss,
     _sensitivity_factor,

@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Tuple, Union
 from ..accounting import _context, _float_up, _inflate
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _count
+from .._validate import check_real
 from ..hypotheses import (
     FiniteClass,
     Halfspaces,
@@ -65,19 +66,7 @@ Number = Union[int, float, Fraction]
 
 
 def _real(v: Any, name: str, lo: float, hi: float, lo_open: bool = True, hi_open: bool = True) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)) and not hasattr(v, "__float__"):
-        raise InvalidParameterError(f"{name}: must be a real number, got {v!r}", name)
-    try:
-        x = float(v)
-    except (TypeError, ValueError, OverflowError):
-        raise InvalidParameterError(f"{name}: must be a real number, got {v!r}", name) from None
-    ok_lo = x > lo if lo_open else x >= lo
-    ok_hi = x < hi if hi_open else x <= hi
-    if not (math.isfinite(x) and ok_lo and ok_hi):
-        lb = "(" if lo_open else "["
-        rb = ")" if hi_open else "]"
-        raise InvalidParameterError(f"{name}: must be a finite number in {lb}{lo:g}, {hi:g}{rb}, got {v!r}", name)
-    return x
+    return check_real(v, name, lo, hi, lo_open=lo_open, hi_open=hi_open)
 
 
 def _probability(v: Any, name: str) -> Fraction:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import decimal
 import math
-import numbers
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -33,6 +32,7 @@ from ..accounting import (
 )
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _int
+from .._validate import check_real
 
 __all__ = [
     "TheoryParameters",
@@ -70,35 +70,19 @@ _STAB_SHIFT = 3 * GRID_STEP
 
 
 def _real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(
-            f"{name}: must be a real number, got {value!r} of type {type(value).__name__}", name
-        )
-    x = float(value)
-    if math.isnan(x):
-        raise InvalidParameterError(f"{name}: must be a number, got NaN", name)
-    return x
+    return check_real(value, name)
 
 
 def _open_unit(value: object, name: str) -> float:
-    x = _real(value, name)
-    if not 0.0 < x < 1.0:
-        raise InvalidParameterError(f"{name}: must be in (0, 1), got {value!r}", name)
-    return x
+    return check_real(value, name, 0.0, 1.0, lo_open=True, hi_open=True)
 
 
 def _positive(value: object, name: str) -> float:
-    x = _real(value, name)
-    if not (math.isfinite(x) and x > 0.0):
-        raise InvalidParameterError(f"{name}: must be finite and > 0, got {value!r}", name)
-    return x
+    return check_real(value, name, 0.0, lo_open=True)
 
 
 def _nonnegative(value: object, name: str) -> float:
-    x = _real(value, name)
-    if not (math.isfinite(x) and x >= 0.0):
-        raise InvalidParameterError(f"{name}: must be finite and >= 0, got {value!r}", name)
-    return x
+    return check_real(value, name, 0.0)
 
 
 def _epsilon_at_most_one(value: object) -> float:

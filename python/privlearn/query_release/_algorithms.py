@@ -15,6 +15,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .. import _core
+from .._validate import check_real
 from ..accounting import (
     Accountant,
     Budget,
@@ -636,12 +637,7 @@ class AgnosticQueryRelease:
         self.k = _check_k(k)
         self.cutoff = acc._nonnegative(cutoff, "cutoff")
         if sample_fraction is not None:
-            f = acc._real(sample_fraction, "sample_fraction")
-            if not 0.0 < f <= 1.0:
-                raise InvalidParameterError(
-                    f"sample_fraction: must be in (0, 1], got {sample_fraction!r}", "sample_fraction"
-                )
-            sample_fraction = f
+            sample_fraction = check_real(sample_fraction, "sample_fraction", 0.0, 1.0, lo_open=True)
         self.sample_fraction = sample_fraction
         self.noise_scale = None if noise_scale is None else acc._positive(noise_scale, "noise_scale")
         self.threshold = None if threshold is None else acc._nonnegative(threshold, "threshold")
@@ -1088,9 +1084,7 @@ class UniversalQueryRelease:
         self.epsilon, self.delta = _budget_pair(epsilon, delta)
         self.m = acc._int(m, "m", 1)
         self.m_o = acc._int(m_o, "m_o", 1)
-        s = acc._real(split, "split")
-        if not 0.0 < s < 1.0:
-            raise InvalidParameterError(f"split: must be in (0, 1), got {split!r}", "split")
+        s = acc._open_unit(split, "split")
         self.split = s
         two_stages = self.m > self.m_o
         self.epsilon_public = self.epsilon * s if two_stages else 0.0
