@@ -73,6 +73,7 @@ import numpy as np
 from . import _core
 from .accounting import Accountant, Budget, compose_advanced, compose_basic
 from .errors import InvalidParameterError
+from ._search import first_true
 from ._validate import check_integer as _integer
 from ._validate import check_real as _check_real
 from .gf2 import _pack
@@ -370,19 +371,10 @@ def points_sample_size(alpha: float, epsilon: float, delta: float, beta: float =
     def noise_ok(n: int) -> bool:
         return math.log(2.0 * n) - alpha * n / (8.0 * b) <= math.log(beta / 3.0)
 
-    hi = max(n1, n3, 1)
-    while not noise_ok(hi):
-        hi *= 2
-    lo = max(n1, n3, 1)
-    if noise_ok(lo):
-        return lo
-    while hi - lo > 1:  # noise_ok is monotone once n exceeds 8b/alpha
-        mid = (lo + hi) // 2
-        if noise_ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # noise_ok is monotone once n exceeds 8b/alpha, and n3 > 8b/alpha.
+    n = first_true(noise_ok, max(n1, n3, 1))
+    assert n is not None
+    return n
 
 
 def exponential_sample_size(

@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Tuple, Union
 from ..accounting import _context, _float_up, _inflate
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _count
+from .._search import first_true
 from .._validate import check_real
 from ..hypotheses import (
     FiniteClass,
@@ -198,20 +199,10 @@ def _log_growth(h: HypothesisClass, m: int) -> float:
 
 def _first_below(start: int, log_f: Callable[[int], float], log_target: float) -> int:
     """Smallest integer ``m >= start`` with ``log_f(m) <= log_target``, for ``log_f``
-    decreasing on ``[start, inf)`` (doubling, then bisection; the result is re-checked)."""
-    if log_f(start) <= log_target:
-        return start
-    lo, hi = start, 2 * start
-    while log_f(hi) > log_target:
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_f(mid) <= log_target:
-            hi = mid
-        else:
-            lo = mid
-    assert log_f(hi) <= log_target
-    return hi
+    decreasing on ``[start, inf)`` (the result is re-checked)."""
+    m = first_true(lambda k: log_f(k) <= log_target, start)
+    assert m is not None and log_f(m) <= log_target
+    return m
 
 
 def epsilon_net_size(hypotheses: HypothesisClass, alpha: float, delta: float) -> int:
@@ -665,23 +656,12 @@ def _stable_conditions(h: HypothesisClass, alpha: float, gamma: float, n: int) -
 
 
 def _smallest_n(feasible: Callable[[int], Any], start: int) -> int:
-    """Smallest ``n >= start`` with ``feasible(n)`` (doubling then bisection; the conditions
-    are monotone in ``n`` up to rounding, and the returned ``n`` is feasible)."""
-    n = max(1, start)
-    if feasible(n):
-        return n
-    lo, hi = n, 2 * n
-    while not feasible(hi):
-        lo, hi = hi, 2 * hi
-        if hi > 1 << 80:
-            raise InvalidParameterError("alpha: no sample size below 2^80 meets the conditions", "alpha")
-    while hi - lo > max(1, hi // 10**6):
-        mid = (lo + hi) // 2
-        if feasible(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    """Smallest ``n >= start`` with ``feasible(n)``, to a relative ``1e-6`` (the conditions are
+    monotone in ``n`` up to rounding, and the returned ``n`` is feasible)."""
+    n = first_true(feasible, max(1, start), rel=10**6, limit=1 << 80)
+    if n is None:
+        raise InvalidParameterError("alpha: no sample size below 2^80 meets the conditions", "alpha")
+    return n
 
 
 def stable_setting(hypotheses: HypothesisClass, alpha: float, gamma: float) -> PredictionSetting:
@@ -745,17 +725,8 @@ def _theorem2_at(h: HypothesisClass, a: float, e: float, n: int, q: float, s: fl
 
     if eps_at(n) > e:
         return None
-    lo, hi = t_min, n
-    if eps_at(lo) > e:
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if eps_at(mid) <= e:
-                hi = mid
-            else:
-                lo = mid
-        t = hi
-    else:
-        t = lo
+    t = first_true(lambda k: eps_at(k) <= e, t_min, stop=n)
+    assert t is not None
     e1 = s / t
     if m < epsilon_net_size(h, a, a) or n < uniform_convergence_size(h, a, a):
         return None
