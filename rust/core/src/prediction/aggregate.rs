@@ -73,6 +73,7 @@ pub fn randomized_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prediction::assert_rate;
 
     fn rate(v: &[bool]) -> f64 {
         v.iter().filter(|&&b| b).count() as f64 / v.len() as f64
@@ -89,16 +90,16 @@ mod tests {
             let eps = 0.8;
             let p = 1.0 / (1.0 + (eps * (k as f64 - 2.0 * c as f64) / 2.0).exp());
             let got = rate(&noisy_vote(&votes, k, eps, &mut rng).unwrap());
-            assert!(
-                (got - p).abs() < 6.0 * (p * (1.0 - p) / draws as f64).sqrt(),
-                "{c}"
-            );
+            assert_rate(got, p, draws, 0.0, &format!("noisy vote, {c} ones"));
             let f = Flip::new(1, 10).unwrap();
             let p = 0.1 + 0.8 * c as f64 / k as f64;
             let got = rate(&randomized_response(&votes, k, f, &mut rng).unwrap());
-            assert!(
-                (got - p).abs() < 6.0 * (p * (1.0 - p) / draws as f64).sqrt() + 1e-9,
-                "{c}"
+            assert_rate(
+                got,
+                p,
+                draws,
+                1e-9,
+                &format!("randomized response, {c} ones"),
             );
         }
         assert!(noisy_vote(&[true; 3], 2, 1.0, &mut rng).is_err());

@@ -152,6 +152,18 @@ pub(crate) fn check_eps(epsilon: f64, name: &'static str) -> Result<()> {
         .map_err(|_| Error::invalid(name, format!("must be a finite number > 0, got {epsilon}")))
 }
 
+/// Test helper: asserts that `freq`, the frequency of ones in `draws` independent
+/// Bernoulli(`p`) trials, is within six standard deviations of `p` (plus `slack`): a two-sided
+/// false-positive rate of about `2e-9` per call.
+#[cfg(test)]
+pub(crate) fn assert_rate(freq: f64, p: f64, draws: usize, slack: f64, what: &str) {
+    let sd = (p * (1.0 - p) / draws as f64).sqrt();
+    assert!(
+        (freq - p).abs() < 6.0 * sd + slack,
+        "{what}: frequency {freq} vs probability {p} ({draws} draws)"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,12 +182,13 @@ mod tests {
         }
         // 20 subsets, each with probability 1/20: counts within 6 standard deviations.
         assert_eq!(counts.len(), 20);
-        let p = 1.0 / 20.0;
-        let sd = (draws as f64 * p * (1.0 - p)).sqrt();
         for c in counts.values() {
-            assert!(
-                (f64::from(*c) - draws as f64 * p).abs() < 6.0 * sd,
-                "{counts:?}"
+            assert_rate(
+                f64::from(*c) / draws as f64,
+                1.0 / 20.0,
+                draws,
+                0.0,
+                "a subset",
             );
         }
         assert_eq!(subset(5, 5, &mut rng), vec![0, 1, 2, 3, 4]);
@@ -192,6 +205,6 @@ mod tests {
         let mut rng = Rng::from_seed(1);
         let n = 100_000;
         let flips = (0..n).filter(|_| f.apply(false, &mut rng)).count() as f64;
-        assert!((flips / n as f64 - 0.25).abs() < 6.0 * (0.25f64 * 0.75 / n as f64).sqrt());
+        assert_rate(flips / n as f64, 0.25, n, 0.0, "flips");
     }
 }

@@ -121,6 +121,7 @@ mod tests {
     use super::*;
     use crate::dichotomy::Class;
     use crate::dichotomy::thresholds::Orientation;
+    use crate::prediction::assert_rate;
     use crate::prediction::cover::RealCover;
     use crate::prediction::selection_probabilities;
 
@@ -155,10 +156,7 @@ mod tests {
         let draws = 20_000;
         let got = predict(&cover, &vec![q; draws], &cfg, &mut Rng::from_seed(3)).unwrap();
         let ones = got.iter().filter(|&&b| b).count() as f64 / draws as f64;
-        assert!(
-            (ones - p).abs() < 6.0 * (p * (1.0 - p) / draws as f64).sqrt(),
-            "{ones} vs {p}"
-        );
+        assert_rate(ones, p, draws, 0.0, "private prediction");
     }
 
     #[test]

@@ -98,6 +98,7 @@ mod tests {
     use super::*;
     use crate::dichotomy::Class;
     use crate::dichotomy::thresholds::Orientation;
+    use crate::prediction::assert_rate;
     use crate::prediction::cover::{FiniteCover, RealCover};
 
     fn sample() -> (Vec<f64>, Vec<bool>) {
@@ -145,11 +146,7 @@ mod tests {
                 .iter()
                 .filter(|&&b| b)
                 .count() as f64;
-            let sd = (p * (1.0 - p) / draws as f64).sqrt();
-            assert!(
-                (ones / draws as f64 - p).abs() < 6.0 * sd,
-                "x = {q}: {ones} vs {p}"
-            );
+            assert_rate(ones / draws as f64, p, draws, 0.0, &format!("x = {q}"));
             // The Rao-Blackwellised estimate is unbiased, and much less noisy.
             let est = proba(&cover, &[q], 2, 1.0, 2_000, &mut rng).unwrap()[0];
             assert!((est - p).abs() < 0.03, "{est} vs {p}");
@@ -173,8 +170,7 @@ mod tests {
             .iter()
             .filter(|&&b| b)
             .count() as f64;
-        let p = 0.2 + 0.6 * p_in;
-        assert!((ones / draws as f64 - p).abs() < 6.0 * (p * (1.0 - p) / draws as f64).sqrt());
+        assert_rate(ones / draws as f64, 0.2 + 0.6 * p_in, draws, 0.0, "flipped");
     }
 
     #[test]
@@ -200,11 +196,7 @@ mod tests {
                 .iter()
                 .filter(|&&b| b)
                 .count() as f64;
-            let sd = (p * (1.0 - p) / draws as f64).sqrt();
-            assert!(
-                (ones / draws as f64 - p).abs() < 6.0 * sd,
-                "x = {q}: {ones} vs {p}"
-            );
+            assert_rate(ones / draws as f64, p, draws, 0.0, &format!("x = {q}"));
         }
         assert!(predict(&fin, &[6.0], &cfg, &mut rng).is_err());
         assert!(FiniteCover::new(&matrix, cols + 1, cols, &[7.0], &[true]).is_err());
