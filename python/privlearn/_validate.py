@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
+from typing import Optional, SupportsIndex, cast
+
+import numpy as np
 
 from .errors import InvalidParameterError
 
@@ -11,15 +15,26 @@ __all__ = ["check_integer", "check_real"]
 
 
 def check_integer(value: object, name: str, minimum: int = 1) -> int:
-    """``value`` as an ``int`` at least ``minimum``; bools, floats and other non-integers are
-    refused with an :class:`~privlearn.errors.InvalidParameterError` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    """``value`` as a plain ``int`` at least ``minimum``.
+
+    Anything implementing the integer protocol (:func:`operator.index`: ``int``, numpy integer
+    scalars such as ``np.int64(10)``, ...) is accepted and converted once; bools (``True``,
+    ``np.True_``), floats (even ``10.0``), strings and other non-integers are refused with an
+    :class:`~privlearn.errors.InvalidParameterError` naming ``name``. Use the returned ``int``
+    for everything downstream (a charge and the draws it pays for must see the same count)."""
+    k: Optional[int] = None
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            k = operator.index(cast(SupportsIndex, value))
+        except TypeError:
+            k = None
+    if k is None:
         raise InvalidParameterError(
             f"{name}: must be an integer >= {minimum}; got {value!r} of type "
             f"{type(value).__name__}",
             name,
         )
-    k = int(value)
+    k = int(k)  # operator.index may return an int subclass
     if k < minimum:
         raise InvalidParameterError(f"{name}: must be an integer >= {minimum}; got {k}", name)
     return k

@@ -302,7 +302,10 @@ class Budget:
         )
 
     def __mul__(self, k: object) -> "Budget":
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        # Any integer (int, numpy integer: the operator.index protocol) composes; bools and
+        # floats are not counts (TypeError). This is the one k-fold basic composition of the
+        # package: exact rational product, rounded up.
+        if isinstance(k, bool) or not hasattr(type(k), "__index__"):
             return NotImplemented
         k = _integer(k, "k", 0)
         return _budget_up(
@@ -312,7 +315,7 @@ class Budget:
     __rmul__ = __mul__
 
     def __truediv__(self, k: object) -> "Budget":
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, bool) or not hasattr(type(k), "__index__"):
             return NotImplemented
         k = _integer(k, "k", 1)
         return Budget._unchecked(

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 from . import _core
+from ._validate import check_integer
 from .errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,12 +38,22 @@ if TYPE_CHECKING:  # pragma: no cover
 T = TypeVar("T")
 
 def _charged(
-    accountant: "Optional[Accountant]", epsilon: float, delta: float, label: str, call: Callable[[], T]
+    accountant: "Optional[Accountant]",
+    epsilon: float,
+    delta: float,
+    label: str,
+    call: Callable[[], T],
+    *,
+    times: int = 1,
 ) -> T:
     """Runs ``call`` (which validates, then draws), charging ``(epsilon, delta)`` to
     ``accountant`` if one is given: the spend is committed only if ``call`` returns, so invalid
     input (an error raised before anything is drawn) spends nothing, and a spend that does not
-    fit raises :class:`~privlearn.errors.BudgetExceededError` before anything is drawn."""
+    fit raises :class:`~privlearn.errors.BudgetExceededError` before anything is drawn.
+
+    ``times`` (a plain ``int`` >= 0, already normalised by the caller with
+    :func:`privlearn._validate.check_integer`, and the same ``int`` the draws use) charges the
+    ``times``-fold basic composition ``times * Budget(epsilon, delta)``: exact, rounded up."""
     if accountant is None:
         return call()
     from .accounting import Accountant, Budget
@@ -52,7 +63,10 @@ def _charged(
             f"accountant: must be None or a privlearn.accounting.Accountant, got {type(accountant).__name__}",
             "accountant",
         )
-    with accountant.transaction(Budget(epsilon, delta), label):
+    budget = Budget(epsilon, delta)
+    if times != 1:
+        budget = times * budget
+    with accountant.transaction(budget, label):
         return call()
 
 
@@ -124,8 +138,10 @@ def exponential(
     size : int, optional
         Number of independent draws. ``None`` (default) returns one index; an integer returns an
         array of that many. **Each draw is a separate** ``epsilon``**-DP release**: together they
-        are ``size * epsilon``-DP (basic composition). The scores are validated and grouped once
-        for all draws.
+        are ``size * epsilon``-DP (basic composition), and that is what ``accountant`` is
+        charged: the exact product, rounded up to the next float. Any integer is accepted
+        (``int``, ``np.int64``, ...: :func:`operator.index`); bools and floats such as ``10.0``
+        are refused. The scores are validated and grouped once for all draws.
     rng : None, int or Generator, optional
         Randomness; see :mod:`privlearn.random`.
     accountant : Accountant, optional
@@ -159,13 +175,14 @@ def exponential(
     >>> exponential([0.0, 10.0, 2.0], epsilon=5.0, rng=0)  # seeded: reproducible, not private
     1
     """
-    draws = 1 if size is None else size
+    count = None if size is None else check_integer(size, "size", 0)
     return _charged(
         accountant,
-        epsilon * draws if isinstance(draws, int) and draws >= 0 else epsilon,
+        epsilon,
         0.0,
         "exponential mechanism",
-        lambda: _core.exponential(scores, epsilon, sensitivity, size, rng, numerics),
+        lambda: _core.exponential(scores, epsilon, sensitivity, count, rng, numerics),
+        times=1 if count is None else count,
     )
 
 
@@ -445,6 +462,7 @@ def randomized_response_k(
     -------
     int or numpy.ndarray of int64
     """
+    k = check_integer(k, "k", 2)
     return _charged(
         accountant, epsilon, 0.0, "k-ary randomized response", lambda: _core.randomized_response_k(values, k, epsilon, rng)
     )
@@ -477,7 +495,9 @@ def l2_laplace_noise(
     -------
     numpy.ndarray
     """
-    return _core.l2_laplace_noise(dim, scale, size, rng)
+    dim = check_integer(dim, "dim", 1)
+    count = None if size is None else check_integer(size, "size", 0)
+    return _core.l2_laplace_noise(dim, scale, count, rng)
 
 
 def report_noisy_max(
@@ -660,12 +680,13 @@ class SparseVector:
         rng: "RngLike" = None,
         accountant: "Optional[Accountant]" = None,
     ) -> None:
+        c = check_integer(max_positives, "max_positives", 1)
         self._inner = _charged(
             accountant,
             epsilon,
             0.0,
             "sparse vector",
-            lambda: _core.SparseVector(threshold, epsilon, sensitivity, max_positives, rng),
+            lambda: _core.SparseVector(threshold, epsilon, sensitivity, c, rng),
         )
 
     def query(self, value: float) -> bool:

@@ -548,7 +548,9 @@ def mwem(
         raise _error("queries", "must hold 0/1 indicators")
     qf = q.astype(np.float64)
     true = qf @ h
-    step = epsilon / (2.0 * rounds)
+    # 2 * rounds mechanisms of `step` each must compose (basic composition) to at most the
+    # epsilon charged: the split is rounded down (a float epsilon / (2 rounds) can round up).
+    step = (Budget(epsilon) / (2 * rounds)).epsilon
 
     def run() -> np.ndarray:
         gen = as_generator(rng)
@@ -1428,7 +1430,8 @@ class SanitizerMultiLearner(_MultiLearner):
         labels = cls.dichotomies(dom).to_numpy()  # (|Pi|, |domain|), data-independent
         queries = _xor_queries(labels)
         counts = np.bincount(self._domain_ids, minlength=dom.shape[0])
-        dist = mwem(counts, queries, self._san_budget.epsilon, rounds=int(self.rounds), rng=gen)
+        rounds = _integer(self.rounds, "rounds", 1)
+        dist = mwem(counts, queries, self._san_budget.epsilon, rounds=rounds, rng=gen)
         m = self.sample_size
         if m is None:
             alpha, beta = float(self.alpha), float(self.beta)

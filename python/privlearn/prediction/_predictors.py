@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
-from ..accounting import Accountant, Budget, _float_up
+from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
 from ..hypotheses import FiniteClass, HypothesisClass, _labels
 from ..mechanisms import _charged
@@ -550,7 +550,7 @@ class PrivatePredictor(_Predictor):
         q = Xq.shape[0]
         if q == 0:
             return np.zeros(0, dtype=np.int64)
-        total = _float_up(Fraction(self.epsilon_) * q)
+        total = (q * Budget(self.epsilon_)).epsilon  # q-fold basic composition, rounded up
         label = f"{type(self).__name__}({self.method}).predict: {q} queries"
 
         def draw() -> np.ndarray:
@@ -566,7 +566,7 @@ class PrivatePredictor(_Predictor):
 
         out = _charged(self.accountant, total, 0.0, label, draw)
         self.queries_answered_ += q
-        self.privacy_spent_ = Budget(_float_up(Fraction(self.epsilon_) * self.queries_answered_))
+        self.privacy_spent_ = self.queries_answered_ * Budget(self.epsilon_)
         return out.astype(np.int64)
 
 
@@ -728,7 +728,7 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         q = votes.shape[0]
         if q == 0:
             return np.zeros(0, dtype=np.int64)
-        total = _float_up(Fraction(self.epsilon_) * q)
+        total = (q * Budget(self.epsilon_)).epsilon  # q-fold basic composition, rounded up
         label = f"SubsampleAggregatePredictor({self.aggregation}).predict: {q} queries"
 
         def draw() -> np.ndarray:
@@ -738,7 +738,7 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
 
         out = _charged(self.accountant, total, 0.0, label, draw)
         self.queries_answered_ += q
-        self.privacy_spent_ = Budget(_float_up(Fraction(self.epsilon_) * self.queries_answered_))
+        self.privacy_spent_ = self.queries_answered_ * Budget(self.epsilon_)
         return out.astype(np.int64)
 
 

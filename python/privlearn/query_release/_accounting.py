@@ -247,7 +247,7 @@ def _svt_epsilon(
             "noise_scale",
         )
     round_eps = _float_up(Fraction(sampler_eps) / rounds)
-    basic = _float_up(rounds * Fraction(round_eps))
+    basic = (rounds * Budget(round_eps)).epsilon  # basic composition, exact, rounded up
     if slack is not None:
         adv = compose_advanced(Budget(round_eps), rounds, slack)
         if adv.epsilon < basic:
