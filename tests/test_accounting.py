@@ -371,14 +371,17 @@ def test_compose_advanced_matches_mpmath():
 # ============================================================================================
 
 
-dp_accounting = pytest.importorskip("dp_accounting")
+@pytest.fixture
+def dp_accounting():
+    """Google's dp_accounting: only the tests that ask for it are skipped without it."""
+    return pytest.importorskip("dp_accounting")
 
 
 @pytest.mark.parametrize(
     "eps, delta, k, s",
     [(0.1, 0.0, 100, 1e-6), (0.5, 1e-7, 20, 1e-5), (1.0, 0.0, 10, 1e-3), (0.05, 1e-8, 300, 1e-6)],
 )
-def test_compose_optimal_agrees_with_dp_accounting_pld(eps, delta, k, s):
+def test_compose_optimal_agrees_with_dp_accounting_pld(eps, delta, k, s, dp_accounting):
     """dp_accounting's `from_privacy_parameters` builds the PLD of the worst-case
     (eps, delta)-DP pair (mass delta at +inf, +-eps otherwise); composing it k times and asking
     `get_epsilon_for_delta(total delta)` is exactly KOV's question. Compared: the epsilons,
@@ -398,7 +401,7 @@ def test_compose_optimal_agrees_with_dp_accounting_pld(eps, delta, k, s):
 
 
 @pytest.mark.parametrize("eps, k, s", [(0.1, 100, 1e-6), (1.0, 10, 1e-3), (0.3, 40, 1e-9)])
-def test_compose_optimal_agrees_with_dp_accounting_randomized_response(eps, k, s):
+def test_compose_optimal_agrees_with_dp_accounting_randomized_response(eps, k, s, dp_accounting):
     """Binary randomized response with noise parameter 2/(1+e^eps) is the worst eps-DP
     mechanism (replace-one), so k of them through dp_accounting's PLDAccountant (REPLACE_ONE,
     grid 1e-4, pessimistic) give an epsilon >= KOV's optimum (minus float noise 1e-9) and at
@@ -419,7 +422,7 @@ def test_compose_optimal_agrees_with_dp_accounting_randomized_response(eps, k, s
     assert ours - 1e-9 <= theirs <= ours + k * 1e-4
 
 
-def test_laplace_composition_in_dp_accounting_is_within_kov():
+def test_laplace_composition_in_dp_accounting_is_within_kov(dp_accounting):
     """k Laplace mechanisms of scale 1/eps (each eps-DP) through dp_accounting's PLD: their
     epsilon at delta is at most the KOV optimum for all eps-DP mechanisms (+ grid 1e-4 * k)."""
     from dp_accounting.pld import PLDAccountant
@@ -587,7 +590,7 @@ def test_with_replacement_bound_holds_for_a_concrete_mechanism():
                 assert d <= got.delta
 
 
-def test_amplification_agrees_with_dp_accounting_poisson_laplace():
+def test_amplification_agrees_with_dp_accounting_poisson_laplace(dp_accounting):
     """Where the definitions coincide: BBG's Theorem 8 (Poisson sampling, add/remove) has the
     same formula ln(1 + q(e^eps - 1)) as Theorem 9 (without replacement, replace-one), and it is
     attained by the Laplace mechanism. dp_accounting's PLD of Poisson-subsampled Laplace
