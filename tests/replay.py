@@ -84,6 +84,9 @@ class Entry:
         The release is ``noise-free part + l2_laplace_noise(d, scale)`` in the units of
         ``release``: the pair's privacy loss ``||Delta release|| / scale`` is added to the sum
         of check (e).
+    expect_error : bool
+        The release is expected to be refused on every pair (a regression test of a refusal);
+        otherwise at least one run must succeed, so that an entry cannot pass vacuously.
     seeds : tuple of int
     total : Budget
         The accountant's total (large: the charge is compared, not limited).
@@ -99,6 +102,7 @@ class Entry:
     structure: Optional[Callable[[Any], Any]] = None
     loss_sum: bool = True
     l2_noise: bool = False
+    expect_error: bool = False
     seeds: Tuple[int, ...] = (0, 1)
     total: Budget = field(default_factory=lambda: Budget(1e6, 0.5))
 
@@ -372,8 +376,9 @@ def check_calls(entry: Entry, a: Outcome, b: Outcome, where: str) -> float:
     return loss
 
 
-def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) -> None:
-    """Run ``entry`` on both neighbours with ``seed`` and assert checks (a)-(e)."""
+def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) -> bool:
+    """Run ``entry`` on both neighbours with ``seed`` and assert checks (a)-(e); returns whether
+    the release succeeded."""
     where = f"{entry.name} [{label}, seed {seed}]"
     a = run_once(entry, data_a, seed)
     b = run_once(entry, data_b, seed)
@@ -385,7 +390,7 @@ def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) 
     # (e) mechanism calls (also on a refused run: nothing may have been drawn differently)
     loss = check_calls(entry, a, b, where)
     if a.error is not None:
-        return
+        return False
     # (c) shape
     shape_of = entry.structure or structure
     sa, sb = shape_of(a.value), shape_of(b.value)
@@ -409,16 +414,21 @@ def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) 
         assert loss <= eps * (1 + 1e-9) + 1e-12, (
             f"{where}: the mechanism calls bound this pair's privacy loss by {loss!r} > the charged epsilon {eps!r}"
         )
+    return True
 
 
 def check_entry(entry: Entry) -> int:
     """All pairs and seeds of ``entry``; returns the number of pairs replayed."""
-    count = 0
+    count = succeeded = 0
     for label, data_a, data_b in entry.pairs():
         for seed in entry.seeds:
-            check_pair(entry, label, data_a, data_b, seed)
+            succeeded += check_pair(entry, label, data_a, data_b, seed)
             count += 1
     assert count > 0, f"{entry.name}: no neighbouring pairs"
+    if entry.expect_error:
+        assert succeeded == 0, f"{entry.name}: expected a refusal, but {succeeded} runs succeeded"
+    else:
+        assert succeeded > 0, f"{entry.name}: every run was refused (the entry is vacuous)"
     return count
 
 

@@ -310,9 +310,9 @@ def clf_release(model: Any) -> np.ndarray:
     return np.asarray(model.coef_, dtype=np.float64).ravel() * B
 
 
-def noise_scale(expected: float) -> Any:
+def noise_scale(expected: float, slack: float = 1e-12) -> Any:
     """Run wrapper asserting the single l2_laplace_noise draw has scale ``expected`` (the paper's
-    ``Delta / epsilon``, written here)."""
+    ``Delta / epsilon``, written here), or at most ``slack`` (relative) above it."""
     from replay import Tap
 
     def check(run: Any) -> Any:
@@ -320,7 +320,8 @@ def noise_scale(expected: float) -> Any:
             with Tap() as tap:
                 out = run(data, acc, seed)
             scales = [c.params["scale"] for c in tap.calls if c.name == "l2_laplace_noise"]
-            assert scales and all(math.isclose(s, expected, rel_tol=1e-12) for s in scales), (scales, expected)
+            assert len(scales) == 1, scales
+            assert expected * (1 - 1e-12) <= scales[0] <= expected * (1 + slack), (scales, expected)
             return out
 
         return wrapped
@@ -366,10 +367,14 @@ LEARNERS = [
     Entry("OutputPerturbationRegressor fit_intercept",
           noise_scale(4 * squared_rho(R) / (LAM * N))(opr(fit_intercept=True)), regression_pairs,
           sensitivity=minimiser_move(squared_rho(R)), release=reg_release_intercept, l2_noise=True),
-    Entry("OutputPerturbationClassifier logistic", opc(), classification_pairs,
+    # The classifiers' Newton solve is certified to a residual that costs a relative 1e-6 of noise.
+    Entry("OutputPerturbationClassifier logistic",
+          noise_scale(4 / (LAM * N), SOLVER_TOL)(opc()), classification_pairs,
           sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL, l2_noise=True),
     Entry("OutputPerturbationClassifier smoothed_hinge general_convex",
-          opc(loss="smoothed_hinge", radius=R, variant="general_convex"), classification_pairs,
+          noise_scale(4 * (1 + LAM * R) / (LAM * N), SOLVER_TOL)(
+              opc(loss="smoothed_hinge", radius=R, variant="general_convex")),
+          classification_pairs,
           sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL, l2_noise=True),
     Entry("ObjectivePerturbationClassifier logistic",
           lambda d, acc, s: ObjectivePerturbationClassifier(
@@ -487,10 +492,10 @@ ERM = [
 QUERIES = np.array([0.05, 0.45, 0.5, 0.55, 0.95])
 
 
-def predict_run(make: Any) -> Any:
+def predict_run(make: Any, queries: np.ndarray = QUERIES) -> Any:
     def run(data: Any, acc: Any, seed: int) -> Any:
         model = make(acc, seed).fit(*data)
-        return model, model.predict(QUERIES)
+        return model, model.predict(queries)
 
     return run
 
@@ -506,7 +511,8 @@ PREDICTION = [
     *[
         Entry(f"SubsampleAggregatePredictor {agg}",
               predict_run(lambda acc, s, agg=agg: SubsampleAggregatePredictor(
-                  DecisionTreeClassifier(max_depth=1), 6, 1.0, aggregation=agg, accountant=acc, rng=s)),
+                  DecisionTreeClassifier(max_depth=1), 6, 1.0, aggregation=agg, accountant=acc, rng=s),
+                  QUERIES[:, None]),
               lambda: [(lab, (a[0][:, None], a[1]), (b[0][:, None], b[1])) for lab, a, b in line_pairs()],
               loss_sum=False)
         for agg in ("noisy_vote", "randomized_response")
@@ -651,7 +657,7 @@ QUERY_RELEASE = [
           session_run(lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=50, cutoff=1)),
           lambda: line_pairs(2000)),
     Entry("SubsampleSVT on_unstable=random",
-          session_run(lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=50, cutoff=2, on_unstable="random")),
+          session_run(lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=80, cutoff=2, on_unstable="random")),
           lambda: line_pairs(2000)),
     Entry("DistanceToInstability",
           lambda d, acc, s: Q.DistanceToInstability(1.0, 8.0)(
@@ -702,7 +708,7 @@ DEFECTS = [
     Entry("PrivateTuning classifier without classes",
           lambda d, acc, s: PrivateTuning(
               OutputPerturbationClassifier(1.0, data_norm=B), {"alpha": [0.3, 3.0]}, 1.0, accountant=acc, rng=s).fit(*d),
-          single_positive_pairs),
+          single_positive_pairs, expect_error=True),
     # `size` given as a numpy integer: draws `size` indices; the charge must be size * epsilon.
     Entry("exponential size=np.int64(3)",
           lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, size=np.int64(3), rng=s, accountant=acc),
