@@ -34,8 +34,9 @@ What each entry pins
 
 Adding a new estimator
 ----------------------
-Add one line to :data:`REGISTRY`: ``entry("name", run, pairs, sensitivity=..., release=...)``
-where ``run(data, accountant, seed)`` fits it with ``accountant=accountant, rng=seed`` and
+Add one line to the list of its family (``MECHANISMS``, ``LEARNERS``, ``ERM``, ``PREDICTION``,
+``MULTI``, ``QUERY_RELEASE``; they make up :data:`REGISTRY`):
+``Entry("name", run, pairs, sensitivity=..., release=...)``, where ``run(data, accountant, seed)`` fits it with ``accountant=accountant, rng=seed`` and
 returns the fitted object (or the released value), ``pairs`` is one of the neighbour generators
 below (``regression_pairs``, ``classification_pairs``, ``erm_pairs``, ...), and
 ``sensitivity``/``release`` are given only if the release is noise-free part + the same noise
