@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 from scipy import special, stats
 
+from ._validate import check_integer
 from .errors import InvalidParameterError
 from .random import RngLike, as_generator, spawn_seeds
 
@@ -940,9 +941,7 @@ def audit(
     False
     """
     eps, delta = _claim(claimed)
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
-        raise InvalidParameterError(f"n: must be an integer >= 2, got {n!r}", "n")
-    n = int(n)
+    n = check_integer(n, "n", 2)
     alpha, _ = _check_alpha_delta(alpha, delta)
     for name, fn in (("run_a", run_a), ("run_b", run_b)):
         if not callable(fn):
@@ -1250,8 +1249,7 @@ def _prediction_counts(predictor: Any, X: Any, n: int, name: str) -> np.ndarray:
 
 
 def _check_prediction_audit(n: Any, alpha: Any) -> Tuple[int, float]:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise InvalidParameterError(f"n: must be an integer >= 1, got {n!r}", "n")
+    n = check_integer(n, "n", 1)
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < float(alpha) < 1.0:
         raise InvalidParameterError(f"alpha: must be a number in (0, 1), got {alpha!r}", "alpha")
     return int(n), float(alpha)
