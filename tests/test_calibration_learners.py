@@ -333,7 +333,7 @@ def test_functional_mechanism_calibration():
     moves this ratio law too little for a test of this size: only the half-noise power check.)"""
     X, y = _data(6, 1, 5)
     mult = 5.0 * math.sqrt(2.0)
-    draws = 600
+    draws = 400
     gen = Generator(14)
     w = np.array([FunctionalMechanismRegressor(EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)])
     assert_ks_fits(w, _fm_cdf(X, y, EPS, mult), "functional mechanism")
