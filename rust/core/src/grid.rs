@@ -75,18 +75,25 @@ impl Grid {
         }
     }
 
-    /// `floor(x / 2^k)` for a finite `x >= 0`, as an integer (exact).
-    pub fn floor_units(&self, x: f64) -> u128 {
+    /// `floor(x / 2^k)` for a finite `x >= 0`, as an integer (exact). An error when it is `2^127`
+    /// or more: sensitivities are widened from this value, so it must never be truncated.
+    pub fn floor_units(&self, x: f64) -> Result<u128> {
         debug_assert!(x >= 0.0 && x.is_finite());
         let (m, e) = decompose(x);
         let shift = i64::from(e) - i64::from(self.k);
-        if shift >= 0 {
-            u128::from(m) << shift.min(74)
+        if shift > 74 {
+            return Err(Error::invalid(
+                "sensitivity",
+                "is more than 2^127 noise-grid steps (epsilon too large for numerics='exact')",
+            ));
+        }
+        Ok(if shift >= 0 {
+            u128::from(m) << shift
         } else if -shift >= 64 {
             0
         } else {
             u128::from(m >> (-shift))
-        }
+        })
     }
 
     /// The double nearest to `v + z * 2^k` (ties to even), computed exactly: a function of the
@@ -194,8 +201,11 @@ mod tests {
         assert_eq!(g.round(0.1875), 0.25);
         assert_eq!(g.round(-1.3), -1.25);
         assert_eq!(g.round(1e300), 1e300);
-        assert_eq!(g.floor_units(1.3), 10);
-        assert_eq!(g.floor_units(0.0), 0);
+        assert_eq!(g.floor_units(1.3).unwrap(), 10);
+        assert_eq!(g.floor_units(0.0).unwrap(), 0);
+        // Never truncated: 2^126 steps is exact, 2^127 is refused.
+        assert_eq!(g.floor_units(2f64.powi(123)).unwrap(), 1u128 << 126);
+        assert!(g.floor_units(2f64.powi(124)).is_err());
         assert_eq!(floor_log2(1.0), 0);
         assert_eq!(floor_log2(0.75), -1);
         assert_eq!(floor_log2(f64::MIN_POSITIVE), -1022);

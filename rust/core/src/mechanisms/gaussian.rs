@@ -15,8 +15,10 @@
 //!   (CKS20, Theorem 7: the same form as Balle–Wang's); [`discrete_delta_upper`] bounds it from
 //!   above by integral comparison (the discrete sums against the Gaussian integral), and the
 //!   analytic calibration takes the smallest `σ_u` whose bound is at most `δ`;
-//! * several coordinates: `Δ_u = floor(Δ/2^k) + ceil(sqrt d)` (L2 rounding error) and the
-//!   discrete Gaussian is `Δ_u²/(2σ_u²)`-zCDP (CKS20, Theorem 4, composed over coordinates),
+//! * several coordinates: rounding moves each coordinate by at most half a step, so the rounded
+//!   difference of neighbours has L2 norm at most `Δ/2^k + sqrt d` (in units), which is not an
+//!   integer; it is covered by `Δ_u = floor(Δ/2^k) + 1 + ceil(sqrt d)` (the `+ 1` covers the
+//!   fractional part of `Δ/2^k`), and the discrete Gaussian is `Δ_u²/(2σ_u²)`-zCDP (CKS20, Theorem 4, composed over coordinates),
 //!   converted with `δ = exp(-(ε - ρ)²/(4ρ))` (Bun and Steinke, TCC 2016, Proposition 1.3); this
 //!   analysis costs some noise compared with the continuous analytic calibration.
 //!
@@ -185,6 +187,36 @@ pub fn continuous_sigma(
     }
 }
 
+/// `ceil(sqrt(n))`, exactly.
+fn ceil_sqrt(n: u128) -> u128 {
+    let mut r = (n as f64).sqrt() as u128;
+    while r * r > n {
+        r -= 1;
+    }
+    while r * r < n {
+        r += 1;
+    }
+    r
+}
+
+/// The L2 sensitivity, in grid units, of the query rounded to the grid, from
+/// `floor_units = floor(Δ / 2^k)` (see the module documentation). One coordinate: the rounded
+/// difference is an integer of magnitude at most `Δ/2^k + 1`, so at most `floor(Δ/2^k) + 1`.
+/// Several: the L2 norm is at most `Δ/2^k + sqrt d <= floor(Δ/2^k) + 1 + ceil(sqrt d)`.
+fn widened_units(floor_units: u128, dim: usize) -> u128 {
+    if dim <= 1 {
+        floor_units + 1
+    } else {
+        floor_units + 1 + ceil_sqrt(dim as u128)
+    }
+}
+
+/// `n` as a double rounded up (a sensitivity may only grow).
+fn units_up(n: u128) -> f64 {
+    let f = n as f64;
+    if (f as u128) < n { f.next_up() } else { f }
+}
+
 /// The exact Gaussian mechanism for `dim` coordinates.
 #[derive(Clone, Copy, Debug)]
 pub struct Gaussian {
@@ -216,8 +248,7 @@ impl Gaussian {
         let root_d = (dim as f64).sqrt();
         let k = (floor_log2(sensitivity.min(sigma_c) / root_d) - 20).max(floor_log2(sigma_c) - 28);
         let grid = Grid::new(k)?;
-        let extra = if dim == 1 { 1.0 } else { root_d.ceil() };
-        let du = grid.floor_units(sensitivity) as f64 + extra;
+        let du = units_up(widened_units(grid.floor_units(sensitivity)?, dim));
         let smallest = if dim == 1 {
             smallest_sigma(delta, du / epsilon, |s| {
                 discrete_delta_upper(s.max(1.0), du, epsilon)
@@ -363,6 +394,63 @@ mod tests {
         );
         let v = Gaussian::new(1.0, 1.0, 1e-5, 50, Calibration::Analytic).unwrap();
         assert!(v.sigma() > s); // the zCDP analysis costs some noise
+    }
+
+    /// Bun–Steinke (TCC 2016, Proposition 1.3), written out here independently of
+    /// [`zcdp_rho_for`]: the largest `ρ` with `exp(-(ε - ρ)²/(4ρ)) <= δ`.
+    fn rho_bun_steinke(eps: f64, delta: f64) -> f64 {
+        let l = (1.0 / delta).ln();
+        ((l + eps).sqrt() - l.sqrt()).powi(2)
+    }
+
+    #[test]
+    fn vector_exact_sigma_covers_the_rounded_l2_sensitivity() {
+        // Δ just below a power of two: Δ/2^k has a fractional part close to 1 on every grid
+        // with 2^k >= 2^-40, which `floor(Δ/2^k) + ceil(sqrt d)` failed to cover.
+        for &delta_q in &[1.0 - 2f64.powi(-40), 3.0 - 2f64.powi(-38), 0.75] {
+            for &dim in &[2usize, 3, 4, 9, 10, 50, 1000] {
+                for &(eps, delta) in &[(1.0, 1e-5), (0.3, 1e-9), (4.0, 1e-3)] {
+                    for cal in [Calibration::Analytic, Calibration::Classic] {
+                        if cal == Calibration::Classic && eps >= 1.0 {
+                            continue;
+                        }
+                        let g = Gaussian::new(delta_q, eps, delta, dim, cal).unwrap();
+                        let step = g.grid().step();
+                        // The rounded query's L2 sensitivity in grid units: at most
+                        // Δ/2^k + sqrt(d) (each coordinate moves by at most half a step).
+                        let sens_units = delta_q / step + (dim as f64).sqrt();
+                        let need = sens_units / (2.0 * rho_bun_steinke(eps, delta)).sqrt();
+                        let sigma_units = g.sigma() / step;
+                        assert!(
+                            sigma_units >= need,
+                            "Δ={delta_q} d={dim} ε={eps} δ={delta} {cal:?}: σ_u={sigma_units} < {need}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exact_plan_never_truncates_the_sensitivity() {
+        // Huge ε: Δ/2^k beyond 2^127 steps used to be truncated (an under-estimated
+        // sensitivity); now the plan is refused or covers the sensitivity.
+        for &eps in &[1e30, 1e60, 1e100] {
+            for &dim in &[1usize, 5] {
+                if let Ok(g) = Gaussian::new(1.0, eps, 0.5, dim, Calibration::Analytic) {
+                    let units = 1.0 / g.grid().step();
+                    let sigma_units = g.sigma() / g.grid().step();
+                    if dim > 1 {
+                        let need = (units + (dim as f64).sqrt())
+                            / (2.0 * rho_bun_steinke(eps, 0.5)).sqrt();
+                        assert!(sigma_units >= need, "{eps} {dim}");
+                    } else {
+                        // One coordinate: at least the continuous analytic calibration.
+                        assert!(g.sigma() >= analytic_sigma(1.0, eps, 0.5) * (1.0 - 1e-9));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -55,7 +55,11 @@ impl Laplace {
             i32::MAX
         };
         let grid = Grid::new(fine.max(bounded))?;
-        let units = grid.floor_units(sensitivity) + dim as u128;
+        // Rounding moves each coordinate by at most half a step, so each coordinate of the
+        // rounded difference has magnitude at most |a_i - b_i| / 2^k + 1. It is an integer, so the
+        // L1 norm is an integer at most Δ/2^k + d, hence at most floor(Δ/2^k) + d: no fractional
+        // part is lost (unlike the L2 bound of the Gaussian mechanism, which is not an integer).
+        let units = grid.floor_units(sensitivity)? + dim as u128;
         let scale = ceil_scale(units, epsilon)?;
         Ok(Laplace { grid, scale })
     }
@@ -118,6 +122,27 @@ mod tests {
         assert!(Laplace::new(1.0, 1e-30, 1).is_err());
         assert!(Laplace::new(0.0, 1.0, 1).is_err());
         assert!(Laplace::new(1e-300, 1.0, 1).is_err());
+    }
+
+    #[test]
+    fn plan_covers_the_rounded_l1_sensitivity() {
+        // The rounded query's L1 sensitivity in units is an integer (a sum of integer
+        // coordinates) at most Δ/2^k + d (half a step per coordinate each side), so at most
+        // floor(Δ/2^k + d); the scale must be at least that over ε, including for huge ε,
+        // where Δ/2^k used to be truncated at 2^127 steps (now refused).
+        for &(sens, eps, dim) in &[
+            (1.0 - 2f64.powi(-40), 1.0, 1usize),
+            (1.0 - 2f64.powi(-40), 0.3, 7),
+            (3.0, 1e-6, 100),
+            (1.0, 1e30, 1),
+            (1.0, 1e40, 1),
+            (1.0, 1e300, 3),
+        ] {
+            if let Ok(m) = Laplace::new(sens, eps, dim) {
+                let need = (sens / m.grid().step() + dim as f64).floor() / eps;
+                assert!(m.scale_units().to_f64() >= need, "{sens} {eps} {dim}");
+            }
+        }
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub fn stable_argmax(
             } else {
                 (gap / grid.step()) as i128
             };
-            (best, units, grid.floor_units(sensitivity) + 1)
+            (best, units, grid.floor_units(sensitivity)? + 1)
         }
     };
     let scale = ceil_scale(2 * du, epsilon)?;

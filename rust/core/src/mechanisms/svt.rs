@@ -64,7 +64,7 @@ impl SparseVector {
             ));
         }
         let grid = Grid::new(floor_log2(sensitivity) - 20)?;
-        let du = grid.floor_units(sensitivity) + 1;
+        let du = grid.floor_units(sensitivity)? + 1;
         let c = u128::from(max_positives);
         let rho_scale = ceil_scale(2 * du * c, epsilon)?;
         let nu_scale = ceil_scale(4 * du * c, epsilon)?;
