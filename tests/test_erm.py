@@ -223,9 +223,9 @@ def test_gibbs_scale_of_the_quadratic_target():
     means = []
     for rep in range(6):
         est.set_params(rng=100 + rep).fit(X, y)
-        means.extend(est.diagnostics_["mean_objective"])
+        means.extend(est._diagnostics["mean_objective"])
     means = np.array(means)
-    beta = est.diagnostics_["beta"]
+    beta = est._diagnostics["beta"]
     se = means.std(ddof=1) / math.sqrt(means.size)
 
     def z(factor):
@@ -233,7 +233,7 @@ def test_gibbs_scale_of_the_quadratic_target():
 
     assert z(1.0) < 5, (means.mean(), d / (2 * beta), se)
     assert z(0.7) > 5 and z(1.3) > 5
-    assert est.diagnostics_["r_hat"] < 1.1
+    assert est._diagnostics["r_hat"] < 1.1
 
 
 def test_gibbs_reports_no_guarantee():

@@ -45,11 +45,11 @@ REGRESSORS = [
     lambda **kw: ObjectivePerturbationRegressor(1.0, **kw),
     lambda **kw: FunctionalMechanismRegressor(1.0, **kw),
 ]
-CLASSIFIERS = [
-    lambda **kw: OutputPerturbationClassifier(1.0, **kw),
-    lambda **kw: OutputPerturbationClassifier(1.0, loss="smoothed_hinge", radius=2.0, variant="general_convex", **kw),
-    lambda **kw: ObjectivePerturbationClassifier(1.0, **kw),
-    lambda **kw: ObjectivePerturbationClassifier(1.0, loss="smoothed_hinge", **kw),
+CLASSIFIERS = [  # the classes are declared (required: never read from y)
+    lambda **kw: OutputPerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
+    lambda **kw: OutputPerturbationClassifier(1.0, loss="smoothed_hinge", radius=2.0, variant="general_convex", **{"classes": [0, 1], **kw}),
+    lambda **kw: ObjectivePerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
+    lambda **kw: ObjectivePerturbationClassifier(1.0, loss="smoothed_hinge", **{"classes": [0, 1], **kw}),
 ]
 
 
@@ -143,7 +143,7 @@ def test_intercept():
     y = np.clip(y + 0.4, -1, 1)
     model = OutputPerturbationRegressor(1e6, alpha=1e-4, radius=None, fit_intercept=True, rng=0).fit(X, y)
     assert model.intercept_ == pytest.approx(0.4, abs=0.05)
-    clf = OutputPerturbationClassifier(1e6, alpha=1e-4, fit_intercept=True, rng=0).fit(X, (y > 0.4).astype(int))
+    clf = OutputPerturbationClassifier(1e6, alpha=1e-4, fit_intercept=True, classes=[0, 1], rng=0).fit(X, (y > 0.4).astype(int))
     assert clf.score(X, (y > 0.4).astype(int)) > 0.9
 
 
@@ -152,14 +152,14 @@ def test_classifiers_learn_and_predict_proba():
     for make in CLASSIFIERS:
         model = make(rng=2).set_params(epsilon=50.0, alpha=1e-3).fit(X, y)
         assert model.score(X, y) > 0.85, make
-    lr = OutputPerturbationClassifier(50.0, rng=0).fit(X, y)
+    lr = OutputPerturbationClassifier(50.0, classes=[0, 1], rng=0).fit(X, y)
     proba = lr.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0)
     assert np.array_equal(proba.argmax(axis=1), lr.predict(X))
     assert not hasattr(OutputPerturbationClassifier(1.0, loss="smoothed_hinge"), "predict_proba")
     # Labels of any type; classes_[1] is the positive class.
     labels = np.where(y == 1, "yes", "no")
-    assert set(OutputPerturbationClassifier(50.0, rng=0).fit(X, labels).predict(X)) <= {"yes", "no"}
+    assert set(OutputPerturbationClassifier(50.0, classes=["no", "yes"], rng=0).fit(X, labels).predict(X)) <= {"yes", "no"}
 
 
 def test_data_independent_parameters_and_auto_alpha():
@@ -267,12 +267,19 @@ def test_predict_checks_features_and_fit_state():
 
 def test_classifier_target_errors():
     X, y = _classification(n=60)
-    with pytest.raises(InvalidParameterError, match="Only binary classification is supported"):
-        OutputPerturbationClassifier(1.0).fit(X, np.arange(60) % 3)
-    with pytest.raises(InvalidParameterError, match="1 class"):
-        ObjectivePerturbationClassifier(1.0).fit(X, np.ones(60))
-    with pytest.raises(InvalidParameterError, match="target is continuous"):
-        OutputPerturbationClassifier(1.0).fit(X, np.linspace(0, 1, 60))
+    with pytest.raises(InvalidParameterError, match="Only binary classification is supported") as err:
+        OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.arange(60) % 3)
+    assert err.value.parameter == "y"
+    with pytest.raises(InvalidParameterError, match="classes=") as err:
+        ObjectivePerturbationClassifier(1.0).fit(X, y)
+    assert err.value.parameter == "classes"
+    with pytest.raises(InvalidParameterError, match="two distinct labels") as err:
+        ObjectivePerturbationClassifier(1.0, classes=[1, 1]).fit(X, y)
+    assert err.value.parameter == "classes"
+    # One declared class only in y: fitted like any other sample of the declared domain.
+    assert ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0).fit(X, np.ones(60)).classes_.tolist() == [0, 1]
+    with pytest.raises(InvalidParameterError, match="continuous"):
+        OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.linspace(0, 1, 60))
     with pytest.raises(InvalidParameterError) as err:
         OutputPerturbationClassifier(1.0, variant="rls_out").fit(X, y)
     assert err.value.parameter == "variant"
@@ -649,7 +656,7 @@ def test_private_tuning_prefers_good_candidates():
     base = OutputPerturbationRegressor(None, radius=None)
     tuned = PrivateTuning(base, {"alpha": [1e-3, 100.0]}, 1e4, rng=0).fit(X, y)
     assert tuned.best_params_ == {"alpha": 1e-3}
-    clf = PrivateTuning(OutputPerturbationClassifier(None), {"alpha": [1e-3, 1e3]}, 1e4, rng=0)
+    clf = PrivateTuning(OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [1e-3, 1e3]}, 1e4, rng=0)
     Xc, yc = _classification(n=2000, seed=5)
     assert clf.fit(Xc, yc).best_params_ == {"alpha": 1e-3}
     assert clf.score(Xc, yc) > 0.85

@@ -774,7 +774,8 @@ def test_subsample_aggregate_with_scikit_learn_and_joblib():
     y = (X[:, 0] + X[:, 1] > 1).astype(int)
     clf = SubsampleAggregatePredictor(DecisionTreeClassifier(max_depth=3, random_state=0), 6, 2.0,
                                       n_jobs=2, rng=0).fit(X, y)
-    assert len(clf.teachers_) == 6 and clf.epsilon_ == 2.0
+    assert len(clf._teachers) == 6 and clf.epsilon_ == 2.0
+    assert not hasattr(clf, "teachers_"), "the non-private teachers are private state"
     assert np.mean(clf.predict(X) == y) > 0.8
     pd = pytest.importorskip("pandas")
 

@@ -99,8 +99,8 @@ def breast_cancer_error(reps: int, peer_factory: Any = None) -> List[Tuple[float
             Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
             seed = 1000 * k + r
             models = [
-                ObjectivePerturbationClassifier(eps, data_norm=norm, fit_intercept=True, rng=seed),
-                OutputPerturbationClassifier(eps, data_norm=norm, sensitivity_bound="tight", fit_intercept=True, rng=seed),
+                ObjectivePerturbationClassifier(eps, data_norm=norm, fit_intercept=True, classes=[0, 1], rng=seed),
+                OutputPerturbationClassifier(eps, data_norm=norm, sensitivity_bound="tight", fit_intercept=True, classes=[0, 1], rng=seed),
             ]
             if peer_factory is not None:
                 models.append(peer_factory(eps, norm, seed))

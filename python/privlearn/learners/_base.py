@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from ..accounting import _integer, _real
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
-from ._solvers import Loss
+from ._solvers import Loss, SolverError
 
 __all__: list = []
 
@@ -130,9 +130,24 @@ def accountant_arg(value: object) -> None:
 
 def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T]) -> T:
     """Run ``call`` charging ``epsilon`` to ``accountant`` (if any) only when it returns; a spend
-    that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`)."""
+    that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`).
+
+    Invalid input (an :class:`~privlearn.errors.InvalidParameterError` raised before the data
+    are used) spends nothing. A :class:`~._solvers.SolverError` is raised after the data were
+    read, so whether it happens may depend on them: it is charged like a release (what a fit
+    charges never depends on the data), and its message holds no data-dependent value."""
     accountant_arg(accountant)
-    return _charged(accountant, epsilon, 0.0, label, call)
+
+    def guarded() -> Tuple[Optional[T], Optional[SolverError]]:
+        try:
+            return call(), None
+        except SolverError as err:
+            return None, err
+
+    out, failure = _charged(accountant, epsilon, 0.0, label, guarded)
+    if failure is not None:
+        raise failure
+    return out  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,37 +315,57 @@ def check_is_fitted(estimator: Any) -> None:
 LOSSES = ("logistic", "smoothed_hinge")
 
 
-def binary_targets(estimator: Any, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``classes_`` and labels in ``{-1, +1}`` (``classes_[1]`` is +1); binary only.
+def declared_classes(estimator: Any) -> np.ndarray:
+    """The estimator's declared ``classes``, sorted (``classes_[1]`` is the positive class).
 
-    The classes are the estimator's declared ``classes`` if set (then ``y`` may hold one of them
-    only), else the labels found in ``y`` (which must be exactly two)."""
-    from sklearn.utils.multiclass import type_of_target
-
+    Required: which labels occur in ``y`` is private (on one neighbour ``y`` may hold both
+    labels, on the other one), so the label set is a parameter, never read from the data.
+    Checked before the data are read; the messages quote the parameter only."""
     declared = getattr(estimator, "classes", None)
-    if declared is not None:
-        classes = np.unique(np.asarray(declared))
-        if classes.size != 2 or len(declared) != 2:
-            raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
-        if not np.all(np.isin(y, classes)):
-            raise InvalidParameterError(f"y: has labels outside the declared classes {list(classes)!r}", "y")
-        return classes, np.where(y == classes[1], 1.0, -1.0)
-    try:
-        kind = type_of_target(y, input_name="y", raise_unknown=True)
-    except ValueError as err:
-        raise InvalidParameterError(str(err), "y") from None
-    classes = np.unique(y)
-    if kind not in ("binary", "multiclass") or classes.size > 2:
+    if declared is None:
         raise InvalidParameterError(
-            f"y: Only binary classification is supported. The type of the target is {kind}.", "y"
+            f"classes: {type(estimator).__name__} needs its two labels declared (for example "
+            "classes=[0, 1]); they are never read from y, since which labels occur in the "
+            "training data is private",
+            "classes",
         )
-    if classes.size < 2:
+    try:
+        arr = np.asarray(declared)
+        classes = np.unique(arr)
+    except (TypeError, ValueError):
+        arr = classes = np.asarray([])
+    if arr.ndim != 1 or arr.size != 2 or classes.size != 2:
+        raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
+    return classes
+
+
+def binary_targets(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Labels in ``{-1, +1}`` (``classes[1]`` is +1) of a ``y`` whose every label is one of the
+    declared ``classes``.
+
+    A ``y`` with another label is outside the declared domain (not a valid input): it is
+    refused, before anything is charged, and the message names the kind of target only,
+    never a label. Inside the domain nothing is refused, whichever labels occur."""
+    if not np.all(np.isin(y, classes)):
+        from sklearn.utils.multiclass import type_of_target
+
+        try:
+            kind = type_of_target(y, input_name="y")
+        except ValueError:
+            kind = "unknown"
+        declared = [c.item() if hasattr(c, "item") else c for c in classes]
+        if kind.startswith("continuous"):
+            raise InvalidParameterError(
+                f"y: Unknown label type: continuous target; every label must be one of the "
+                f"declared classes {declared!r}",
+                "y",
+            )
         raise InvalidParameterError(
-            f"y: {type(estimator).__name__} needs two classes; got 1 class (declare `classes` to "
-            "fit data with one class)",
+            f"y: Only binary classification is supported; every label must be one of the "
+            f"declared classes {declared!r}",
             "y",
         )
-    return classes, np.where(y == classes[1], 1.0, -1.0)
+    return np.where(y == classes[1], 1.0, -1.0)
 
 
 def smoothing_arg(value: Any) -> float:
@@ -376,12 +411,14 @@ def classification_loss(estimator: Any) -> Loss:
 
 
 def classification_data(estimator: Any, X: Any, y: Any) -> Tuple[np.ndarray, Normalised]:
-    """``(classes_, data)``: the estimator's ``data_norm`` and ``fit_intercept`` checked, the
-    data validated, the labels mapped to ``{-1, +1}``, the rows clipped and normalised."""
+    """``(classes_, data)``: the estimator's declared ``classes``, ``data_norm`` and
+    ``fit_intercept`` checked (before the data are read), the data validated, the labels mapped
+    to ``{-1, +1}``, the rows clipped and normalised."""
+    classes = declared_classes(estimator)
     data_norm = bound_arg(estimator.data_norm, "data_norm")
     fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
     Xv, yv = validate_Xy(estimator, X, y, classifier=True)
-    classes, ys = binary_targets(estimator, yv)
+    ys = binary_targets(classes, yv)
     return classes, normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
 
 

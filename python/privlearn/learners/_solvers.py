@@ -167,7 +167,11 @@ class Loss:
 
 
 class SolverError(PrivlearnError):
-    """The solver did not certify its answer (never seen in practice; nothing is drawn)."""
+    """The solver did not certify its answer (never seen in practice; nothing is drawn).
+
+    Raised after the data were read: its message is fixed (no residual, tolerance or other
+    value computed from the data), and the learners charge the budget when it is raised
+    (:func:`privlearn.learners._base.charged`)."""
 
 
 def _objective(loss: Loss, X: np.ndarray, y: np.ndarray, lam: float, lin: np.ndarray, w: np.ndarray) -> float:
@@ -221,9 +225,9 @@ def newton(
                     break
                 t *= 0.5
         w = w + t * p
+    # A fixed message: the residual is computed from the data.
     raise SolverError(
-        f"the Newton solver did not certify a gradient residual of {tol:.3g} (last "
-        f"{gnorm:.3g}); nothing was released"
+        "the Newton solver did not certify its gradient residual; nothing was released"
     )
 
 
@@ -288,7 +292,6 @@ def newton_ball(
     res = float(np.linalg.norm(grad + mu_hat * w))
     if res > tol:
         raise SolverError(
-            f"the constrained solver did not certify a KKT residual of {tol:.3g} (got "
-            f"{res:.3g}); nothing was released"
+            "the constrained solver did not certify its KKT residual; nothing was released"
         )
     return w, res

@@ -10,9 +10,10 @@ Langevin chains (``privlearn_core::erm::gibbs``) over the ball :math:`\|w\|_2 \l
 variation :math:`\tau` of the exact exponential mechanism's *for every dataset* is
 :math:`(\varepsilon, \tau(1 + e^{\varepsilon}))`-DP. But :math:`\tau` must come from a proven,
 data-independent mixing bound for the step size and number of steps used (ERRATA A7); the
-diagnostics reported here (acceptance rates, the Gelman–Rubin statistic of the objective across
+diagnostics kept here (acceptance rates, the Gelman–Rubin statistic of the objective across
 chains) are evidence of convergence, not a bound, and they are computed from the data (they are
-not private). So the learner reports **no** privacy guarantee (:attr:`privacy_` is ``None``) and
+not private: private state, ``_diagnostics``, not a fitted attribute). So the learner reports
+**no** privacy guarantee (:attr:`privacy_` is ``None``) and
 refuses an accountant, unless you pass ``tv_bound`` — a worst-case bound that *you* have proven
 for the fixed ``step`` and ``steps`` — in which case it reports and charges
 :math:`(\varepsilon, \tau(1 + e^\varepsilon))`. Prefer the exact grid or continuous samplers of
@@ -100,9 +101,14 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
 
     Attributes
     ----------
-    coef_, intercept_ ; privacy_ : Budget or None ; dp_certified_ : bool ;
-    diagnostics_ : dict (acceptance rates, r_hat, step, mean objective per chain; computed from
-    the data, not private)
+    coef_, intercept_ ; privacy_ : Budget or None ; dp_certified_ : bool
+
+    Notes
+    -----
+    The chains' diagnostics (acceptance rates, r_hat, step, mean objective per chain) are
+    computed from the data by every chain, not only the released one: they are **not private**
+    (outside any certified guarantee) and are kept as private state, ``_diagnostics`` (a dict),
+    for inspection by whoever may see the data.
     """
 
     def __init__(
@@ -215,7 +221,7 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         self.intercept_ = float(w[-1]) if self.fit_intercept else 0.0
         traces = np.asarray(out["traces"])
         half = traces[:, traces.shape[1] // 2 :] if traces.shape[1] >= 4 else traces
-        self.diagnostics_ = {
+        self._diagnostics = {  # not private: see the class Notes
             "acceptance": [a / steps for a in out["accepted"]],
             "r_hat": gelman_rubin(half) if half.shape[1] >= 2 else float("nan"),
             "step": float(out["step"]),

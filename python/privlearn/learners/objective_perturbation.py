@@ -130,8 +130,8 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMix
         ``h`` of the smoothed hinge loss.
     fit_intercept : bool, default False
         Through a constant column equal to ``data_norm``.
-    classes : sequence of two labels, optional
-        The declared labels (default: read from ``y``, as for
+    classes : sequence of two labels
+        The declared labels; required, never read from ``y`` (as for
         :class:`~privlearn.learners.OutputPerturbationClassifier`).
     accountant : Accountant, optional
         Each fit spends ``Budget(epsilon)``.

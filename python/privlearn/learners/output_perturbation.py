@@ -421,10 +421,11 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin,
     sensitivity_bound : {"paper", "tight"}, default "paper"
     fit_intercept : bool, default False
         Fit an intercept through a constant column equal to ``data_norm``.
-    classes : sequence of two labels, optional
-        The declared labels (``classes[1]``, after sorting, is the positive class). By default
-        they are read from ``y``, which reveals which labels occur (and ``y`` must then hold
-        both); declare them for a fit whose every output is private.
+    classes : sequence of two labels
+        The declared labels (``classes[1]``, after sorting, is the positive class). Required
+        (``None`` is refused before the data are read): which labels occur in ``y`` is private,
+        so they are never read from it. ``y`` may hold one of them only; a label outside them
+        is refused before anything is charged (the message quotes no label).
     accountant : Accountant, optional
         Each fit spends ``Budget(epsilon)``.
     rng : None, int or Generator, optional

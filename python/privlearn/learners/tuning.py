@@ -94,7 +94,8 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
     estimator : estimator
         A privlearn learner with ``epsilon``, ``accountant`` and ``rng`` parameters (its
         ``accountant`` must be None: the budget is charged here, once). Regressors also need
-        ``label_bound`` (used to clip the strict score).
+        ``label_bound`` (used to clip the strict score), classifiers declared ``classes`` (never
+        read from ``y``; refused before the data are read if missing).
     param_grid : dict or list of dicts
         As for :class:`sklearn.model_selection.ParameterGrid` (it must not vary ``epsilon``,
         ``label_bound``, ``classes``, ``accountant`` or ``rng``).
@@ -196,7 +197,11 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             )
         classifier = is_classifier(est)
         label_bound = 1.0
-        if not classifier:
+        if classifier:
+            # Declared, never read from y (before the data are read): on a neighbour whose y
+            # holds one label only, inferring them would refuse while the other fits.
+            _base.declared_classes(est)
+        else:
             label_bound = _base.bound_arg(est.get_params(deep=False).get("label_bound"), "label_bound")
         grid = self._candidates()
         if selection == "paper_not_dp":
@@ -211,6 +216,10 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         classifier: bool, label_bound: float,
     ) -> "PrivateTuning":
         Xv, yv = _base.validate_Xy(self, X, y, classifier=classifier)
+        if classifier:
+            # Labels outside the declared classes are refused for the whole y, before anything
+            # is drawn (not by whichever candidate's chunk they fall in).
+            _base.binary_targets(_base.declared_classes(self.estimator), yv)
         m = len(grid)
         n = Xv.shape[0]
         if n < m + 1:
@@ -223,9 +232,6 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         chunks = _split(n, m + 1, gen)
         val = chunks[-1]
         fixed: Dict[str, Any] = dict(epsilon=eps, accountant=None, rng=gen)
-        if classifier and self.estimator.get_params(deep=False).get("classes") is None:
-            # A chunk may hold one class only: the candidates get the classes of the whole data.
-            fixed["classes"] = list(_base.binary_targets(self.estimator, yv)[0])
         models = []
         for point, chunk in zip(grid, chunks[:-1]):
             model = clone(self.estimator)

@@ -615,6 +615,10 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
     to ``accountant`` before anything is drawn. A block whose labels are all equal gets a
     constant teacher (scikit-learn classifiers refuse one class). The guarantee holds only with
     ``rng=None``. No ``predict_proba``: the vote probabilities are not private (ERRATA 003-1).
+    The teachers themselves are **not** private (plain fits on their blocks): they are kept as
+    private state (``_teachers``, not a fitted attribute) and only the answers are released. A
+    teacher's vote is 1 iff it predicts 1 (any other label votes 0), so whether ``predict``
+    succeeds never depends on what the teachers predict.
 
     Parameters
     ----------
@@ -632,8 +636,6 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
 
     Attributes
     ----------
-    teachers_ : list
-        The trained teachers.
     epsilon_ : float
         The certified per-query epsilon.
     flip_probability_ : float
@@ -700,7 +702,9 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         order = np.random.default_rng(spawn_seeds(self._rng_, 1)[0]).permutation(n)
         blocks: List[np.ndarray] = [np.sort(b) for b in np.array_split(order, k)]
         Xa = X if hasattr(X, "shape") else np.asarray(X)
-        self.teachers_ = Parallel(n_jobs=self.n_jobs)(
+        # The teachers are non-private (each is a plain fit on its block): private state, never
+        # exposed as a fitted attribute; only the aggregated answers of predict are private.
+        self._teachers = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_teacher)(self.base_estimator, _rows(Xa, b), yc[b]) for b in blocks
         )
         self.classes_ = np.array([0, 1])
@@ -710,16 +714,22 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         return self
 
     def _votes(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "teachers_"):
+        if not hasattr(self, "_teachers"):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this SubsampleAggregatePredictor is not fitted yet; call fit(X, y) first")
         cols = []
-        for t in self.teachers_:
+        n_queries = _num_samples(X)
+        for t in self._teachers:
             v = np.asarray(t.predict(X))
-            if v.ndim != 1 or not np.all((v == 0) | (v == 1)):
-                raise InvalidParameterError("base_estimator: teachers must predict labels 0 or 1", "base_estimator")
-            cols.append(v.astype(bool))
+            if v.shape != (n_queries,):
+                raise InvalidParameterError(
+                    "base_estimator: teachers must predict one label per query", "base_estimator"
+                )
+            # A vote is 1 iff the teacher predicts 1 (any other output votes 0): a per-teacher
+            # map, so one changed teacher still moves the count by at most 1, and whether
+            # predict succeeds never depends on what the teachers (fitted on the data) predict.
+            cols.append(v == 1)
         return np.ascontiguousarray(np.column_stack(cols))
 
     def predict(self, X: Any) -> np.ndarray:
