@@ -895,6 +895,45 @@ class _MultiLearner:
     def _build_hypotheses(self) -> List[Hypothesis]:  # pragma: no cover
         raise NotImplementedError
 
+    #: Whether the composed guarantee depends on the number of concepts ``k`` (a per-concept
+    #: budget composed ``k`` times): then :meth:`privacy_guarantee` needs ``n_concepts``.
+    _guarantee_needs_k = False
+
+    def privacy_guarantee(self, n_samples: int, n_concepts: Optional[int] = None) -> Budget:
+        """The :math:`(\\varepsilon, \\delta)` guarantee of one fit on ``n_samples`` rows with
+        ``n_concepts`` label columns (replace-one neighbours: one row's example and all its
+        labels; ``n`` and ``k`` public), from the parameters only: what :meth:`fit` charges and
+        reports as :attr:`privacy_` (:class:`privlearn._certified.CertifiedRelease`).
+
+        ``n_concepts`` may be omitted when the guarantee does not depend on ``k``
+        (:class:`ParityMultiLearner`, :class:`PointMultiLearner`); the composite learners
+        (:class:`IndependentMultiLearner`, :class:`SanitizerMultiLearner`) need it.
+
+        Raises
+        ------
+        InvalidParameterError
+            On bad parameters, a missing ``n_concepts`` where it matters, or a learner that is
+            not differentially private (:class:`NonPrivateMultiLearner`).
+        """
+        n = _integer(n_samples, "n_samples", 1)
+        if n_concepts is None:
+            if self._guarantee_needs_k:
+                raise _error(
+                    "n_concepts",
+                    f"the guarantee of {type(self).__name__} composes one budget per concept: "
+                    "pass the number of concepts k",
+                )
+            k = 1
+        else:
+            k = _integer(n_concepts, "n_concepts", 1)
+        budget = self._clone()._budget(k, n)  # on a copy: _budget stores per-concept splits
+        if budget is None:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: not differentially private; it certifies no privacy "
+                "guarantee"
+            )
+        return budget
+
     @property
     def hypotheses_(self) -> List[Hypothesis]:
         """The ``k`` hypotheses, one per concept (after :meth:`fit`)."""
@@ -1172,7 +1211,12 @@ class IndependentMultiLearner(_MultiLearner):
     ----------
     base : SingleConceptLearner or HypothesisClass
         The learner of one concept (a class stands for :class:`ExponentialLearner` over its
-        default finite candidates).
+        default finite candidates). The guarantee composes the per-concept budgets this learner
+        hands to ``base``, so ``base`` must certify that it is ``(epsilon, delta)``-DP for the
+        budget it is given: the contract of :class:`SingleConceptLearner` (whose
+        :attr:`~SingleConceptLearner.pure` declares whether it uses ``delta``). Anything else
+        (a scikit-learn estimator, a learner with an ``epsilon`` attribute of its own) is
+        refused before the data are read.
     epsilon : float
         Total epsilon.
     delta : float, default 0.0
@@ -1191,6 +1235,7 @@ class IndependentMultiLearner(_MultiLearner):
 
     _params = ("base", "epsilon", "delta", "composition", "accountant", "rng")
     _label = "IndependentMultiLearner"
+    _guarantee_needs_k = True
 
     def __init__(
         self,
@@ -1214,7 +1259,12 @@ class IndependentMultiLearner(_MultiLearner):
             return self.base
         if isinstance(self.base, HypothesisClass):
             return ExponentialLearner(self.base)
-        raise _error("base", f"must be a SingleConceptLearner or a HypothesisClass, got {type(self.base).__name__}")
+        raise _error(
+            "base",
+            "must be a SingleConceptLearner (a learner certified (epsilon, delta)-DP for the budget "
+            f"it is given) or a HypothesisClass, got {type(self.base).__name__}, which certifies no "
+            "privacy guarantee",
+        )
 
     @property
     def hypothesis_class(self) -> Optional[HypothesisClass]:
@@ -1324,6 +1374,7 @@ class SanitizerMultiLearner(_MultiLearner):
         "rng",
     )
     _label = "SanitizerMultiLearner (GenericLearner)"
+    _guarantee_needs_k = True
 
     def __init__(
         self,

@@ -128,8 +128,8 @@ def accountant_arg(value: object) -> None:
         )
 
 
-def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T]) -> T:
-    """Run ``call`` charging ``epsilon`` to ``accountant`` (if any) only when it returns; a spend
+def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T], *, delta: float = 0.0) -> T:
+    """Run ``call`` charging ``(epsilon, delta)`` to ``accountant`` (if any) only when it returns; a spend
     that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`).
 
     Invalid input (an :class:`~privlearn.errors.InvalidParameterError` raised before the data
@@ -144,7 +144,7 @@ def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T]) 
         except SolverError as err:
             return None, err
 
-    out, failure = _charged(accountant, epsilon, 0.0, label, guarded)
+    out, failure = _charged(accountant, epsilon, delta, label, guarded)
     if failure is not None:
         raise failure
     return out  # type: ignore[return-value]
@@ -275,7 +275,27 @@ def normalise(
 class PrivateEstimatorMixin:
     """Cloning shares the accountant and the generator (see ``_SHARED_PARAMS``); the tags say
     that outputs are random unless seeded, that scores are poor (noise is the point) and that
-    classification is binary."""
+    classification is binary.
+
+    :meth:`privacy_guarantee` is the pure ``Budget(epsilon)`` of the seed-001 learners
+    (output perturbation, objective perturbation, functional mechanism); a composite
+    overrides it."""
+
+    def privacy_guarantee(self, n_samples: int) -> Any:
+        """``Budget(epsilon)``: the pure guarantee of one fit on ``n_samples`` records
+        (replace-one neighbours, ``n`` public; see the class documentation for the mechanism),
+        from the parameters only. This is what ``fit`` charges its accountant
+        (:class:`privlearn._certified.CertifiedRelease`).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``epsilon`` is missing or invalid.
+        """
+        from ..accounting import Budget
+
+        integer(n_samples, "n_samples", 1)
+        return Budget(epsilon_arg(self.epsilon))  # type: ignore[attr-defined]
 
     def __sklearn_clone__(self) -> Any:
         from sklearn.base import clone

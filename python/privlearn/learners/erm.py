@@ -72,6 +72,7 @@ from sklearn.base import BaseEstimator
 from .. import _core
 from .._validate import check_integer as _int_at_least
 from .._validate import check_real
+from ..accounting import Budget
 from ..errors import InvalidParameterError
 from ..hypotheses import (
     Dichotomies,
@@ -1109,6 +1110,20 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
 
     # -- public API --------------------------------------------------------------------------
 
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """``Budget(epsilon)``: the pure guarantee of one fit on ``n_samples`` records
+        (replace-one neighbours, ``n`` public; McSherry and Talwar 2007), from the parameters
+        only (validated, no data). This is what :meth:`fit` charges and reports as
+        :attr:`privacy_` (:class:`privlearn._certified.CertifiedRelease`).
+
+        Raises
+        ------
+        InvalidParameterError
+            On a bad parameter.
+        """
+        _int_at_least(n_samples, "n_samples", 1)
+        return Budget(self._setup()[2], 0.0)
+
     def fit(self, X: Any, y: Any) -> "ExponentialMechanismERM":
         """Draw a hypothesis privately from the data ``(X, y)``.
 
@@ -1125,8 +1140,6 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         -------
         self
         """
-        from ..accounting import Budget
-
         loss, cands, eps, mode = self._setup()
         Xa, ya = self._check_data(X, y, loss, cands)
         n = Xa.shape[0]

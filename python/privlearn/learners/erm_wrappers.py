@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
 from .._validate import check_integer as _int_at_least
 from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
 from ..errors import InvalidParameterError
@@ -60,20 +61,6 @@ def _base_copy(base: Any, **overrides: Any) -> Any:
     params = base.get_params(deep=False)
     params.update(overrides)
     return type(base)(**params)
-
-
-def _private_base(base: Any) -> float:
-    """The base learner's epsilon; it must have no accountant of its own."""
-    if not isinstance(base, ExponentialMechanismERM) and not hasattr(base, "epsilon"):
-        raise InvalidParameterError(
-            "base: must be a private learner with an epsilon parameter (e.g. "
-            "ExponentialMechanismERM)", "base"
-        )
-    if getattr(base, "accountant", None) is not None:
-        raise InvalidParameterError(
-            "base: must not have its own accountant (the wrapper charges the total once)", "base"
-        )
-    return _epsilon(base.epsilon)
 
 
 class _Forward:
@@ -114,24 +101,34 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
     :math:`(0, m/n)`-DP).
 
     **Privacy guarantee** (replace-one, public ``n``; the sample is drawn without replacement
-    from fresh randomness and never released), by ``accounting``:
+    from fresh randomness and never released), by ``accounting``, where
+    :math:`(\varepsilon, \delta)` is the base learner's **certified** guarantee on datasets of
+    ``m`` records (its :meth:`privacy_guarantee`, read through
+    :func:`privlearn._certified.certified_guarantee`; a base without one, such as a
+    scikit-learn estimator with an ``epsilon`` loss parameter or an
+    :class:`ApproximateGibbsERM` without ``tv_bound``, is refused) and :math:`\gamma = m/n`:
 
-    * ``"bbg"`` (default): :math:`\ln(1 + \gamma(e^\varepsilon - 1))`-DP, :math:`\gamma = m/n`
-      (Balle, Barthe and Gaboardi 2018, tight; never weaker than Lemma 34);
+    * ``"bbg"`` (default): :math:`(\ln(1 + \gamma(e^\varepsilon - 1)), \gamma\delta)`-DP
+      (Balle, Barthe and Gaboardi 2018, Theorem 9, sampling without replacement, substitution
+      relation; tight; never weaker than Lemma 34);
     * ``"lemma34"``: :math:`\ln\frac{1 + \gamma(e^\varepsilon - 1)}{1 + \gamma(e^{-\varepsilon} -
       1)}`-DP; ``"lemma34-relaxed"``: :math:`2\gamma(e^\varepsilon - e^{-\varepsilon})` (rate
-      at most 1/2);
-    * ``"lemma29"``: :math:`(0, m/n)`-DP for **any** ``base`` (no epsilon needed).
+      at most 1/2); both for a pure-DP base only (:math:`\delta = 0`);
+    * ``"lemma29"``: :math:`(0, m/n)`-DP for **any** ``base``, even a non-private one (nothing
+      is asked of the base).
 
-    where :math:`\varepsilon` is the base learner's guarantee on datasets of ``m`` records.
-    Computed by :func:`privlearn.accounting.amplify_by_subsampling` /
-    :func:`~privlearn.accounting.amplify_any_by_subsampling` and charged once.
+    Computed exactly and rounded up by :func:`privlearn.accounting.amplify_by_subsampling` /
+    :func:`~privlearn.accounting.amplify_any_by_subsampling` (:meth:`privacy_guarantee`), and
+    charged once, as reported in :attr:`privacy_`. The wrapper implements the same protocol, so
+    wrappers nest.
 
     Parameters
     ----------
     base : estimator
-        The learner to run (unfitted; for the epsilon-based accountings a private learner with
-        an ``epsilon`` parameter and no accountant of its own).
+        The learner to run (unfitted, no accountant of its own). For the epsilon-based
+        accountings a privlearn release with a certified guarantee
+        (:class:`privlearn._certified.CertifiedRelease`); for ``"lemma29"`` any scikit-learn
+        style estimator.
     m : int, optional
         Subsample size (default ``floor(sqrt(n))``, Lemma 4); at most ``n``.
     accounting : {"bbg", "lemma34", "lemma34-relaxed", "lemma29"}, default "bbg"
@@ -159,19 +156,37 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
         self.accountant = accountant
         self.rng = rng
 
-    def guarantee(self, n: int) -> Budget:
-        """The privacy guarantee of a fit on ``n`` records (public), before any data."""
-        n = _int_at_least(n, "n", 1)
-        m = self._size(n)
-        if self.accounting == "lemma29":
-            return amplify_any_by_subsampling(m / n, n=n)
-        if self.accounting not in ("bbg", "lemma34", "lemma34-relaxed"):
+    def _check_accounting(self) -> str:
+        if self.accounting not in ("bbg", "lemma34", "lemma34-relaxed", "lemma29"):
             raise InvalidParameterError(
                 "accounting: must be 'bbg', 'lemma34', 'lemma34-relaxed' or 'lemma29', got "
                 f"{self.accounting!r}", "accounting",
             )
-        eps = _private_base(self.base)
-        return amplify_by_subsampling(Budget(eps), m / n, n=n, method=self.accounting)
+        return str(self.accounting)
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The :math:`(\\varepsilon, \\delta)` guarantee of one fit on ``n_samples`` records
+        (replace-one, ``n`` public), from the parameters only: the base's certified guarantee
+        on ``m`` records amplified as in the class documentation. This is what :meth:`fit`
+        charges and reports as :attr:`privacy_`.
+
+        Raises
+        ------
+        InvalidParameterError
+            On bad parameters, or a base that certifies no guarantee (except with
+            ``accounting="lemma29"``).
+        """
+        n = _int_at_least(n_samples, "n_samples", 1)
+        accounting = self._check_accounting()
+        m = self._size(n)
+        if accounting == "lemma29":
+            return amplify_any_by_subsampling(m / n, n=n)
+        inner = certified_guarantee(self.base, m, "base")
+        return amplify_by_subsampling(inner, m / n, n=n, method=accounting)
+
+    def guarantee(self, n: int) -> Budget:
+        """Alias of :meth:`privacy_guarantee` (kept for existing callers)."""
+        return self.privacy_guarantee(n)
 
     def _size(self, n: int) -> int:
         if self.m is None:
@@ -182,13 +197,18 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
         return m
 
     def fit(self, X: Any, y: Any) -> "SubsampledERM":
-        """Fit the base learner on a uniformly random subsample of ``(X, y)``."""
+        """Fit the base learner on a uniformly random subsample of ``(X, y)``, charging
+        :meth:`privacy_guarantee` once (an uncertified base is refused before the data are
+        read)."""
+        if self._check_accounting() != "lemma29":
+            require_certified(self.base, "base")
+        _base_copy(self.base)  # a scikit-learn style estimator, before the data
+        budget = self.privacy_guarantee(public_n_samples(X))  # from n alone, before the data
         Xa = _features(X)
         ya = np.asarray(y)
         if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
             raise InvalidParameterError(f"y: must have shape ({Xa.shape[0]},), got {ya.shape}", "y")
         n = Xa.shape[0]
-        budget = self.guarantee(n)
         m = self._size(n)
         params = self.base.get_params(deep=False)
         gen = as_generator(self.rng)
@@ -270,12 +290,15 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
     :class:`ExponentialMechanismERM`).
 
     **Privacy guarantee.** The parts are disjoint and the partition is independent of the data,
-    so replacing one record changes one part only: by parallel composition the learner is
-    :math:`\max(\varepsilon_A, \varepsilon_{sel})`-DP (replace-one, public ``n``), where
-    :math:`\varepsilon_A` is the base learner's epsilon (it holds on any part size; ERRATA A3:
-    the maximum is over the actual parts) and :math:`\varepsilon_{sel}` the selection's. That
-    total is charged once. The base hypotheses (:attr:`estimators_`) are covered by the same
-    guarantee.
+    so replacing one record changes one part only: by parallel composition
+    (:func:`privlearn._certified.compose_parallel`) the learner is
+    :math:`(\max(\varepsilon_A, \varepsilon_{sel}), \delta_A)`-DP (replace-one, public
+    ``n``), where :math:`(\varepsilon_A, \delta_A)` is the largest of the base learner's
+    certified guarantees (its :meth:`privacy_guarantee`) on the actual part sizes (ERRATA A3:
+    the maximum is over the actual parts; pure for :class:`ExponentialMechanismERM`, so
+    :math:`\delta_A = 0`) and :math:`\varepsilon_{sel}` the selection's (pure). That total
+    (:meth:`privacy_guarantee`) is charged once and reported as :attr:`privacy_`. The base
+    hypotheses (:attr:`estimators_`) are covered by the same guarantee.
 
     **Utility.** With probability at least :math:`1 - \delta`, the excess population risk is at
     most :func:`boosting_excess_risk_bound`.
@@ -314,43 +337,61 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
         self.accountant = accountant
         self.rng = rng
 
-    def _settings(self, n: int) -> Tuple[int, float, float]:
+    def _check_base(self) -> None:
+        require_certified(self.base, "base")
+        if not isinstance(self.base, ExponentialMechanismERM):
+            raise InvalidParameterError(
+                "base: must be an ExponentialMechanismERM (the selection scores its losses)", "base"
+            )
+
+    def _settings(self, n: int) -> Tuple[int, Budget, float]:
+        """``(a, base guarantee on the parts, selection epsilon)``; no data."""
         if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or not 0.0 < float(self.delta) < 1.0:
             raise InvalidParameterError(f"delta: must be in (0, 1), got {self.delta!r}", "delta")
-        if not isinstance(self.base, ExponentialMechanismERM):
-            raise InvalidParameterError("base: must be an ExponentialMechanismERM", "base")
-        eps_a = _private_base(self.base)
+        self._check_base()
         a = _boosting_parts(float(self.delta))
         if n < a + 1:
             raise InvalidParameterError(
                 f"X: boosting with delta = {self.delta} needs at least a + 1 = {a + 1} records "
                 f"(one per part), got {n}", "X",
             )
+        # np.array_split(perm, a + 1): the first n % (a + 1) parts have one record more.
+        q, r = divmod(n, a + 1)
+        sizes = sorted({q + (1 if i < r else 0) for i in range(a)})
+        base = compose_parallel(certified_guarantee(self.base, size, "base") for size in sizes)
         sel = self.selection_epsilon
         if sel is None:
-            eps_sel = eps_a
+            eps_sel = base.epsilon
         elif sel == "paper":
             eps_sel = (math.log(3.0 / float(self.delta)) + 1.0) / math.sqrt(n)
         else:
             eps_sel = _positive(sel, "selection_epsilon")
-        return a, eps_a, eps_sel
+        return a, base, eps_sel
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The :math:`(\\varepsilon, \\delta)` guarantee of one fit on ``n_samples`` records
+        (replace-one, ``n`` public), from the parameters only: the parallel composition of the
+        base's certified guarantees on the parts and of the selection (see the class
+        documentation). This is what :meth:`fit` charges and reports as :attr:`privacy_`."""
+        _, base, eps_sel = self._settings(_int_at_least(n_samples, "n_samples", 1))
+        return compose_parallel([base, Budget(eps_sel)])
 
     def guarantee(self, n: int) -> Budget:
-        """The privacy guarantee of a fit on ``n`` records, before any data."""
-        _, eps_a, eps_sel = self._settings(_int_at_least(n, "n", 1))
-        return Budget(max(eps_a, eps_sel), 0.0)
+        """Alias of :meth:`privacy_guarantee` (kept for existing callers)."""
+        return self.privacy_guarantee(n)
 
     def fit(self, X: Any, y: Any) -> "BoostedERM":
         """Fit the base learner on ``a`` parts and choose among them privately."""
+        self._check_base()  # an uncertified base is refused before the data are read
+        budget = self.privacy_guarantee(public_n_samples(X))
         base = self.base
         Xa = _features(X)
         n = Xa.shape[0]
-        a, eps_a, eps_sel = self._settings(n)
+        a, _, eps_sel = self._settings(n)
         loss = _resolve_loss(base.loss, base.loss_bound)
         ya = _targets(y, n, loss.classification)
         mode = _sensitivity_mode(base.sensitivity)
         base._setup()  # validates the base's parameters before anything is drawn
-        budget = Budget(max(eps_a, eps_sel), 0.0)
         gen = as_generator(self.rng)
 
         def run() -> Tuple[List[Any], int, List[int]]:
@@ -369,7 +410,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
             j = int(exponential(scores, eps_sel, sens, rng=gen))
             return fitted, j, [len(p) for p in parts]
 
-        fitted, j, sizes = _charged(self.accountant, budget.epsilon, 0.0, "boosted ERM", run)
+        fitted, j, sizes = _charged(self.accountant, budget.epsilon, budget.delta, "boosted ERM", run)
         self.estimators_ = fitted
         self.selected_ = j
         self.estimator_ = fitted[j]
@@ -491,6 +532,14 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
             raise InvalidParameterError("loss: BestSubsetERM needs a built-in loss", "loss")
         return eps, mode, split, loss
 
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """``Budget(epsilon)``: the pure guarantee of one fit on ``n_samples`` records
+        (replace-one, ``n`` public; basic composition of the two stages), from the parameters
+        only. This is what :meth:`fit` charges and reports as :attr:`privacy_`."""
+        _int_at_least(n_samples, "n_samples", 1)
+        eps, _, split, _ = self._setup()
+        return Budget(eps, 0.0)
+
     def _stage_scores(self, X: Any, y: Any) -> Tuple[List[Tuple[int, ...]], np.ndarray, np.ndarray, float]:
         """The supports, the candidate matrix, the integer utilities ``(supports, G)`` of every
         grid point of every support, and their sensitivity. Reads the data; not private."""
@@ -522,12 +571,13 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
             w_idx = int(exponential(scores[s_idx], eps2, sens, rng=gen))
             return s_idx, w_idx
 
-        s_idx, w_idx = _charged(self.accountant, eps, 0.0, "best-subset ERM", run)
+        budget = self.privacy_guarantee(n)
+        s_idx, w_idx = _charged(self.accountant, budget.epsilon, budget.delta, "best-subset ERM", run)
         self.support_ = supports[s_idx]
         self.coef_ = coef[s_idx * G + w_idx].copy()
         w = tuple(float(v) for v in self.coef_)
         self.hypothesis_ = Halfspace(w, 0.0) if loss.classification else LinearModel(w, 0.0)
-        self.privacy_ = Budget(eps, 0.0)
+        self.privacy_ = budget
         self.n_features_in_ = d
         # Stage 1 is within 2Δ(ln C(d,s) + 1)/ε1 of the best support's minimum, stage 2 within
         # 2Δ(ln G + 1)/ε2 of the chosen support's minimum (both in expectation).

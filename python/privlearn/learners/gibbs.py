@@ -22,7 +22,9 @@ for the fixed ``step`` and ``steps`` — in which case it reports and charges
 
 from __future__ import annotations
 
+import decimal
 import math
+from decimal import Decimal
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -30,7 +32,7 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._validate import check_integer as _int_at_least
-from ..accounting import Budget
+from ..accounting import _DIGITS, Budget, _context, _expm1, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import as_generator
@@ -96,7 +98,11 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         Independent chains (>= 2 for the diagnostic); chain 0's final state is released.
     tv_bound : float, optional
         Your proven worst-case total-variation bound for the fixed ``step``/``steps``; enables
-        the :math:`(\varepsilon, \tau(1 + e^\varepsilon))` claim.
+        the :math:`(\varepsilon, \tau(1 + e^\varepsilon))` claim (replace-one neighbours,
+        ``n`` public; delta rounded up), reported by :meth:`privacy_guarantee`. Without it the
+        learner certifies nothing: :meth:`privacy_guarantee` raises, an accountant is refused,
+        and so is every composite that needs a certified base (e.g.
+        :class:`~privlearn.learners.SubsampledERM`).
     accountant, rng : optional
 
     Attributes
@@ -144,6 +150,47 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         self.accountant = accountant
         self.rng = rng
 
+    def _certified_budget(self, eps: float) -> Budget:
+        r"""``(eps, tau (1 + e^eps))`` for the declared ``tv_bound`` (delta computed in high
+        precision and rounded up); refuses a configuration that certifies nothing."""
+        if self.tv_bound is None:
+            raise InvalidParameterError(
+                "tv_bound: ApproximateGibbsERM certifies no privacy guarantee without a proven "
+                "worst-case total-variation bound for a fixed step (ERRATA A7); pass tv_bound "
+                "and step, or use ExponentialMechanismERM",
+                "tv_bound",
+            )
+        tv = _positive(self.tv_bound, "tv_bound", allow_zero=True)
+        if self.step is None:
+            raise InvalidParameterError(
+                "tv_bound: a total-variation certificate needs a fixed, data-independent "
+                "step (the adaptive warm-up depends on the data)", "tv_bound",
+            )
+        _positive(self.step, "step")
+        with decimal.localcontext(_context(_DIGITS)):
+            exact = Decimal(tv) * (2 + _expm1(Decimal(eps)))
+            delta = _float_up(_up(exact))
+        if not delta < 1.0:
+            raise InvalidParameterError(
+                f"tv_bound: gives delta = tv (1 + e^eps) = {delta:.3g} >= 1 (no guarantee)", "tv_bound"
+            )
+        return Budget(eps, delta)
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        r"""The guarantee of one fit on ``n_samples`` records, from the parameters only:
+        :math:`(\varepsilon, \tau(1 + e^\varepsilon))`-DP (replace-one neighbours, ``n``
+        public) with :math:`\tau` the declared ``tv_bound`` (a sampler within total variation
+        :math:`\tau` of the :math:`\varepsilon`-DP exponential mechanism on every dataset);
+        this is what :meth:`fit` charges and reports as :attr:`privacy_`.
+
+        Raises
+        ------
+        InvalidParameterError
+            Without ``tv_bound`` (or without a fixed ``step``): nothing is certified.
+        """
+        _int_at_least(n_samples, "n_samples", 1)
+        return self._certified_budget(_epsilon(self.epsilon))
+
     def fit(self, X: Any, y: Any) -> "ApproximateGibbsERM":
         """Run the chains on ``(X, y)`` and keep chain 0's final state."""
         eps = _epsilon(self.epsilon)
@@ -159,28 +206,13 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         warmup = _int_at_least(self.warmup, "warmup", 0)
         chains = _int_at_least(self.chains, "chains", 2)
         step = None if self.step is None else _positive(self.step, "step")
-        tv = None
-        if self.tv_bound is not None:
-            tv = _positive(self.tv_bound, "tv_bound", allow_zero=True)
-            if step is None:
-                raise InvalidParameterError(
-                    "tv_bound: a total-variation certificate needs a fixed, data-independent "
-                    "step (the adaptive warm-up depends on the data)", "tv_bound",
-                )
-        elif self.accountant is not None:
+        if self.tv_bound is None and self.accountant is not None:
             raise InvalidParameterError(
                 "accountant: ApproximateGibbsERM has no certified privacy guarantee to charge "
                 "(pass a proven tv_bound with a fixed step, or use ExponentialMechanismERM)",
                 "accountant",
             )
-        budget = None
-        if tv is not None:
-            delta = tv * (1.0 + math.exp(eps))
-            if not delta < 1.0:
-                raise InvalidParameterError(
-                    f"tv_bound: gives delta = tv (1 + e^eps) = {delta:.3g} >= 1 (no guarantee)", "tv_bound"
-                )
-            budget = Budget(eps, delta)
+        budget = None if self.tv_bound is None else self._certified_budget(eps)
         Xa = _features(X)
         if self.fit_intercept:
             Xa = np.ascontiguousarray(np.hstack([Xa, np.ones((Xa.shape[0], 1))]))

@@ -37,6 +37,8 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.metaestimators import available_if
 
 from ..errors import InvalidParameterError
+from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
+from ..accounting import Budget
 from ..mechanisms import exponential
 from ..random import as_generator
 from . import _base
@@ -83,19 +85,29 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
     mechanism (budget ``epsilon``) from the scores on a held-out chunk; see
     :mod:`privlearn.learners.tuning`.
 
-    **Guarantee.** With ``selection="strict"`` (default), ``fit`` is ``epsilon``-differentially
-    private (pure, replace-one, ``n`` public) if ``estimator`` is an ``epsilon``-DP privlearn
-    learner (its own ``epsilon`` is replaced by this one), and ``rng`` is ``None`` or unseeded.
-    Only the chosen model and its parameters are kept. ``selection="paper_not_dp"`` is **not
-    differentially private** (errata B1); it exists to reproduce the paper's figures.
+    **Guarantee.** With ``selection="strict"`` (default), ``fit`` is
+    :math:`(\max(\varepsilon, \max_i \varepsilon_i), \max_i \delta_i)`-differentially private
+    (replace-one, ``n`` public; parallel composition over the disjoint chunks, Chaudhuri et al.'s
+    argument), where :math:`(\varepsilon_i, \delta_i)` is the **certified** guarantee of
+    candidate ``i`` (``estimator`` with the grid point's parameters and its own ``epsilon``
+    replaced by this one) on its chunk size, read from its ``privacy_guarantee``
+    (:func:`privlearn._certified.certified_guarantee`; an estimator that certifies nothing is
+    refused before the data are read). For the privlearn learners (pure,
+    ``Budget(epsilon)``) this is ``epsilon``-DP. It holds with ``rng`` ``None`` or unseeded.
+    :meth:`privacy_guarantee` computes it; ``fit`` charges it once and reports it as
+    :attr:`privacy_`. Only the chosen model and its parameters are kept.
+    ``selection="paper_not_dp"`` is **not differentially private** (errata B1); it exists to
+    reproduce the paper's figures.
 
     Parameters
     ----------
     estimator : estimator
-        A privlearn learner with ``epsilon``, ``accountant`` and ``rng`` parameters (its
-        ``accountant`` must be None: the budget is charged here, once). Regressors also need
-        ``label_bound`` (used to clip the strict score), classifiers declared ``classes`` (never
-        read from ``y``; refused before the data are read if missing).
+        A privlearn learner with a certified guarantee (``privacy_guarantee``, see
+        :class:`privlearn._certified.CertifiedRelease`) and ``epsilon``, ``accountant`` and
+        ``rng`` parameters (its ``accountant`` must be None: the budget is charged here, once).
+        Regressors also need ``label_bound`` (used to clip the strict score); classifiers
+        declared ``classes`` (never read from ``y``; refused before the data are read if
+        missing).
     param_grid : dict or list of dicts
         As for :class:`sklearn.model_selection.ParameterGrid` (it must not vary ``epsilon``,
         ``label_bound``, ``classes``, ``accountant`` or ``rng``).
@@ -103,7 +115,8 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         Budget of every candidate and of the choice; the total is ``epsilon``.
     selection : {"strict", "paper_not_dp"}, default "strict"
     accountant : Accountant, optional
-        Each strict fit spends ``Budget(epsilon)``; ``selection="paper_not_dp"`` refuses one.
+        Each strict fit spends :meth:`privacy_guarantee` (``Budget(epsilon)`` for the privlearn
+        learners); ``selection="paper_not_dp"`` refuses one.
     rng : None, int or Generator, optional
         Draws the partition, every candidate's noise and the choice.
 
@@ -117,7 +130,10 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
     chunk_size_ : int
         Rows per training chunk (the smallest).
     epsilon_ : float
-        The guarantee: ``epsilon``, or ``inf`` for ``selection="paper_not_dp"``.
+        The guarantee's epsilon, or ``inf`` for ``selection="paper_not_dp"``.
+    privacy_ : Budget or None
+        The guarantee charged (:meth:`privacy_guarantee`); ``None`` for
+        ``selection="paper_not_dp"``.
     n_features_in_ : int
     """
 
@@ -164,6 +180,49 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
                 )
         return grid
 
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one strict fit on ``n_samples`` records (replace-one, ``n``
+        public), from the parameters only: the parallel composition of every candidate's
+        certified guarantee on its chunk and of the ``epsilon``-DP choice (see the class
+        documentation). This is what :meth:`fit` charges and reports as :attr:`privacy_`.
+
+        Raises
+        ------
+        InvalidParameterError
+            On bad parameters, ``selection="paper_not_dp"`` (not private), fewer rows than
+            chunks, or an estimator that certifies no guarantee.
+        """
+        n = _base.integer(n_samples, "n_samples", 1)
+        eps = _base.epsilon_arg(self.epsilon)
+        if _base.choice(self.selection, "selection", SELECTIONS) == "paper_not_dp":
+            raise InvalidParameterError(
+                "selection: 'paper_not_dp' (Algorithm 5 as printed) is not differentially "
+                "private (its score sensitivity is unbounded, errata B1): no guarantee",
+                "selection",
+            )
+        require_certified(self.estimator, "estimator")
+        grid = self._candidates()
+        m = len(grid)
+        if n < m + 1:
+            raise InvalidParameterError(
+                f"X: {m} grid points need at least {m + 1} rows (m training chunks and one "
+                f"validation chunk); got n_samples = {n}",
+                "X",
+            )
+        # _split: np.array_split into m + 1 chunks, the first n % (m + 1) one row longer; the
+        # first m chunks train the candidates.
+        q, r = divmod(n, m + 1)
+        sizes = sorted({q + (1 if i < r else 0) for i in range(m)})
+        parts = [Budget(eps)]  # the exponential mechanism's choice on the validation chunk
+        for point in grid:
+            candidate = clone(self.estimator)
+            try:
+                candidate.set_params(**point, epsilon=eps, accountant=None)
+            except ValueError as err:
+                raise InvalidParameterError(f"param_grid: {err}", "param_grid") from None
+            parts.extend(certified_guarantee(candidate, size, "estimator") for size in sizes)
+        return compose_parallel(parts)
+
     def fit(self, X: Any, y: Any) -> "PrivateTuning":
         """Partition, fit the candidates, choose one (see the class docstring).
 
@@ -205,11 +264,19 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             label_bound = _base.bound_arg(est.get_params(deep=False).get("label_bound"), "label_bound")
         grid = self._candidates()
         if selection == "paper_not_dp":
-            return self._fit(X, y, eps, grid, selection, classifier, label_bound)
-        return _base.charged(
-            self.accountant, eps, type(self).__name__,
+            self._fit(X, y, eps, grid, selection, classifier, label_bound)
+            self.privacy_ = None
+            return self
+        require_certified(est, "estimator")  # before the data are read
+        budget = self.privacy_guarantee(public_n_samples(X))
+        _base.charged(
+            self.accountant, budget.epsilon, type(self).__name__,
             lambda: self._fit(X, y, eps, grid, selection, classifier, label_bound),
+            delta=budget.delta,
         )
+        self.privacy_ = budget
+        self.epsilon_ = budget.epsilon
+        return self
 
     def _fit(
         self, X: Any, y: Any, eps: float, grid: List[Dict[str, Any]], selection: str,

@@ -321,6 +321,10 @@ class PrivatePredictor(_Predictor):
     **Accounting.** The guarantee is per query; ``q`` answers compose (basic composition) to
     ``q * epsilon_``, which :meth:`predict` charges to ``accountant`` before drawing anything,
     refusing a batch that does not fit (ERRATA 003-2). Each query uses fresh randomness.
+    ``fit`` releases nothing, so the predictor has no per-fit ``privacy_guarantee``
+    (:class:`privlearn._certified.CertifiedRelease`): a composite that charges one guarantee
+    per fit (e.g. :class:`~privlearn.learners.SubsampledERM`) refuses it as a base, since it
+    could not account for the answers.
 
     **Modes.** Practical (``alpha=None``, default): ``flip_probability`` defaults to
     :func:`default_flip_probability` (from ``n``, ``epsilon`` and the VC dimension only), the
@@ -623,7 +627,10 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
     Parameters
     ----------
     base_estimator : scikit-learn classifier
-        Cloned for each teacher.
+        Cloned for each teacher. It need **not** be private and no certificate
+        (``privacy_guarantee``) is asked of it, unlike the composites of
+        :mod:`privlearn.learners`: the guarantee comes from the private aggregation alone (see
+        **Guarantee**), so any classifier is accepted.
     n_teachers : int
         ``k``, at most ``n``.
     epsilon : float

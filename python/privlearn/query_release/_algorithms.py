@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validate import check_real
+from .._validate import check_integer, check_real
 from ..accounting import (
     Accountant,
     Budget,
@@ -302,7 +302,11 @@ class SubsampleSVT:
     ----------
     learner : HypothesisClass or classifier
         The base learner ``B_PAC``: a :mod:`privlearn.hypotheses` class (its exact ERM) or a
-        scikit-learn classifier (cloned for each sub-sample).
+        scikit-learn classifier (cloned for each sub-sample). It need **not** be private and no
+        certificate is asked of it (unlike the composites of :mod:`privlearn.learners`): the
+        guarantee comes from this mechanism alone (one record changes one sub-sample's
+        classifier, hence each vote count by at most one, and only the sparse vector's output
+        is released).
     epsilon : float
         > 0.
     delta : float
@@ -392,6 +396,13 @@ class SubsampleSVT:
     def privacy(self) -> Budget:
         """The guarantee of a session (at most ``(epsilon, delta)``)."""
         return self.svt.budget
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one session (:meth:`start`) on ``n_samples`` private records
+        (replace-one, ``n`` public): :attr:`privacy`, which does not depend on ``n``
+        (:class:`privlearn._certified.CertifiedRelease`)."""
+        check_integer(n_samples, "n_samples", 1)
+        return self.privacy
 
     def __repr__(self) -> str:
         return (
@@ -606,7 +617,9 @@ class AgnosticQueryRelease:
         Number of sub-samples of ``A_SubSamp`` (default ``2 ceil(w + 8λ) + 2``, as for
         :class:`SubsampleSVT`).
     learner : HypothesisClass or classifier, optional
-        The realizable base learner ``B_PAC`` (default: ``hypothesis_class``'s exact ERM).
+        The realizable base learner ``B_PAC`` (default: ``hypothesis_class``'s exact ERM). Need
+        not be private (no certificate is asked of it): as in :class:`SubsampleSVT`, the
+        guarantee comes from the mechanism alone.
     sample_fraction : float, optional
         ``n'/n`` in (0, 1].
     noise_scale, threshold : float, optional
@@ -720,6 +733,12 @@ class AgnosticQueryRelease:
         )
         chain = acc.agnostic_guarantee(svt, n_prime, n, r0)
         return self._checked(n, n_prime, lam, w, chain, self.k)
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one session (:meth:`start`) on ``n_samples`` private records
+        (replace-one, ``n`` public): ``plan(n_samples).privacy``
+        (:class:`privlearn._certified.CertifiedRelease`)."""
+        return self.plan(check_integer(n_samples, "n_samples", 1)).privacy
 
     def _theory_plan(self, n: int) -> ReleasePlan:
         assert self._theory is not None
@@ -874,6 +893,12 @@ class SemiPrivateLearner:
     def privacy(self) -> Budget:
         """``Budget(epsilon)``."""
         return Budget(self.epsilon)
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one :meth:`fit` on ``n_samples`` private records (replace-one,
+        ``n`` public): :attr:`privacy` (:class:`privlearn._certified.CertifiedRelease`)."""
+        check_integer(n_samples, "n_samples", 1)
+        return self.privacy
 
     def fit(
         self,
@@ -1161,6 +1186,11 @@ class UniversalQueryRelease:
         if self.second is None:
             return first
         return compose_basic([first, self.second.privacy])
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one session (:meth:`start`) on ``n_samples`` private records:
+        :meth:`privacy` (:class:`privlearn._certified.CertifiedRelease`)."""
+        return self.privacy(check_integer(n_samples, "n_samples", 1))
 
     def start(
         self, X: Any, y: Any, *, accountant: Optional[Accountant] = None, rng: RngLike = None

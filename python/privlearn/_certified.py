@@ -1,0 +1,170 @@
+r"""One protocol for "a privlearn release with a certified privacy guarantee".
+
+A composite learner that runs a *base* learner on (parts of) the data and states a guarantee
+built from the base's (amplification by subsampling, parallel composition over disjoint
+parts, basic composition) can only be as trustworthy as the base's own statement. An
+``epsilon`` attribute is not such a statement: scikit-learn's ``SVR(epsilon=0.1)`` has one (a
+loss parameter), and :class:`~privlearn.learners.ApproximateGibbsERM` has one but certifies
+nothing without a proven total-variation bound. So every composite asks its base through one
+method, :meth:`CertifiedRelease.privacy_guarantee`, by one function,
+:func:`certified_guarantee`, and refuses a base that does not answer.
+
+**The protocol.** ``est.privacy_guarantee(n_samples)`` returns the
+:class:`~privlearn.accounting.Budget` :math:`(\varepsilon, \delta)` (with its delta) of **one**
+``fit`` of ``est`` on a dataset of ``n_samples`` records, for replace-one neighbours (one record
+replaced, ``n`` public), as the estimator is configured, computed from its parameters only
+(never from data), and equal to what that ``fit`` charges its accountant. When the
+configuration certifies nothing (a non-private mode, a missing certificate) it raises
+:class:`~privlearn.errors.InvalidParameterError` saying why. It holds only with ``rng=None``
+(fresh entropy), like every privlearn guarantee.
+
+Which privlearn objects implement it: the private learners of :mod:`privlearn.learners`
+(including the wrappers, so that they nest), the multi-learners of :mod:`privlearn.multi`
+(whose guarantee may also depend on the number of concepts ``k``: an optional second argument),
+and the query-release algorithms of :mod:`privlearn.query_release` (the guarantee of one
+session). The private *predictors* of :mod:`privlearn.prediction` do not: their ``fit``
+releases nothing and each answer is charged by ``predict``, so the guarantee of "a fit" would
+not cover what they release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol, runtime_checkable
+
+from ._validate import check_integer
+from .accounting import Budget
+from .errors import InvalidParameterError
+
+__all__ = [
+    "CertifiedRelease",
+    "certified_guarantee",
+    "require_certified",
+    "compose_parallel",
+    "public_n_samples",
+]
+
+
+@runtime_checkable
+class CertifiedRelease(Protocol):
+    """A privlearn release whose privacy guarantee is certified from its parameters.
+
+    See the module documentation for the contract of :meth:`privacy_guarantee`.
+    """
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        """The guarantee of one ``fit`` on ``n_samples`` records (replace-one neighbours,
+        ``n_samples`` public), computed from the parameters only and charged by that fit.
+
+        Raises
+        ------
+        InvalidParameterError
+            When the configuration certifies no guarantee.
+        """
+        ...  # pragma: no cover - protocol
+
+
+def require_certified(base: Any, param_name: str = "base") -> None:
+    """Refuse ``base`` unless it implements :class:`CertifiedRelease` and has no accountant of
+    its own (the composite charges the composed guarantee once, to its own accountant).
+
+    Reads no data; the message names ``param_name``.
+
+    Raises
+    ------
+    InvalidParameterError
+    """
+    if isinstance(base, type) or not isinstance(base, CertifiedRelease):
+        what = base.__name__ if isinstance(base, type) else type(base).__name__
+        raise InvalidParameterError(
+            f"{param_name}: must be a privlearn release with a certified privacy guarantee (an "
+            f"instance with a privacy_guarantee(n_samples) method, e.g. ExponentialMechanismERM); "
+            f"got {what}, which certifies none (an 'epsilon' parameter is not a privacy "
+            "guarantee)",
+            param_name,
+        )
+    if getattr(base, "accountant", None) is not None:
+        raise InvalidParameterError(
+            f"{param_name}: must not have an accountant of its own (the composite charges the "
+            "composed guarantee once, to its own accountant)",
+            param_name,
+        )
+
+
+def certified_guarantee(base: Any, n_samples: int, param_name: str = "base") -> Budget:
+    """The certified guarantee of one fit of ``base`` on ``n_samples`` records.
+
+    The one entry point through which every composite reads a base learner's guarantee: it
+    refuses (:func:`require_certified`) anything that does not implement
+    :class:`CertifiedRelease`, calls ``base.privacy_guarantee(n_samples)``, and checks that the
+    answer is a :class:`~privlearn.accounting.Budget`. Reads no data.
+
+    Parameters
+    ----------
+    base : object
+        The base learner (unfitted).
+    n_samples : int
+        The number of records it will be fitted on (public), >= 1.
+    param_name : str, default "base"
+        The composite's parameter holding ``base`` (named in every error).
+
+    Returns
+    -------
+    Budget
+        Its :math:`(\\varepsilon, \\delta)` guarantee, replace-one neighbours.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``base`` certifies nothing (no protocol, an accountant of its own, or a
+        configuration without a guarantee: the base's reason is quoted).
+    """
+    require_certified(base, param_name)
+    n = check_integer(n_samples, "n_samples", 1)
+    try:
+        budget = base.privacy_guarantee(n)
+    except InvalidParameterError as err:
+        raise InvalidParameterError(
+            f"{param_name}: {type(base).__name__} certifies no privacy guarantee as configured "
+            f"({err})",
+            param_name,
+        ) from None
+    if not isinstance(budget, Budget):
+        raise InvalidParameterError(
+            f"{param_name}: {type(base).__name__}.privacy_guarantee must return a "
+            f"privlearn.accounting.Budget, got {type(budget).__name__}",
+            param_name,
+        )
+    return budget
+
+
+def compose_parallel(budgets: Iterable[Budget]) -> Budget:
+    r"""Parallel composition: mechanisms run on **disjoint** parts of the data, each part chosen
+    independently of the data, with guarantees :math:`(\varepsilon_i, \delta_i)`, are jointly
+    :math:`(\max_i \varepsilon_i, \max_i \delta_i)`-DP for replace-one neighbours (one record
+    lies in one part; McSherry 2009, Theorem 4). Exact (no rounding).
+    """
+    items = list(budgets)
+    if not items or not all(isinstance(b, Budget) for b in items):
+        raise InvalidParameterError("budgets: need at least one Budget", "budgets")
+    return Budget(max(b.epsilon for b in items), max(b.delta for b in items))
+
+
+def public_n_samples(X: Any, name: str = "X") -> int:
+    """The number of records of ``X`` (public: replace-one neighbours share it), read from its
+    length or shape only, so that a guarantee can be computed and a base refused before any
+    value of the data is read.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``X`` has no length, or none of its records.
+    """
+    from sklearn.utils.validation import _num_samples
+
+    try:
+        n = int(_num_samples(X))
+    except (TypeError, ValueError) as err:
+        raise InvalidParameterError(f"{name}: {err}", name) from None
+    if n < 1:
+        raise InvalidParameterError(f"{name}: must hold at least one record; got 0", name)
+    return n

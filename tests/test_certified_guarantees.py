@@ -1,0 +1,329 @@
+"""Composites accept only bases with a certified guarantee, and carry delta through.
+
+Issue 16, "Composite wrappers trust any epsilon attribute": ``SubsampledERM`` used to accept
+scikit-learn's ``SVR(epsilon=0.1)`` (a loss parameter) and an ``ApproximateGibbsERM`` without a
+certificate, charging a pure epsilon for both, and dropped the delta of a certified Gibbs
+sampler. Every expected guarantee below is computed in the test from the theorems' formulas
+(mpmath, 50 digits), never from the estimators' attributes or helpers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVR
+
+from privlearn import InvalidParameterError
+from privlearn._certified import CertifiedRelease, certified_guarantee
+from privlearn.accounting import Accountant, Budget
+from privlearn.hypotheses import Parities
+from privlearn.learners import (
+    ApproximateGibbsERM,
+    BestSubsetERM,
+    BoostedERM,
+    ExponentialMechanismERM,
+    OutputPerturbationRegressor,
+    PrivateTuning,
+    SubsampledERM,
+    ThresholdCandidates,
+)
+from privlearn.multi import IndependentMultiLearner, ParityMultiLearner
+
+mpmath.mp.dps = 50
+REL = 1e-12  # a charge may exceed the exact value by rounding up, never fall below it
+
+
+def _exact_at_least(charged: float, exact: mpmath.mpf) -> None:
+    """``charged`` is ``exact`` rounded to the safe side (up), by at most a relative REL."""
+    assert mpmath.mpf(charged) >= exact, (charged, exact)
+    assert mpmath.mpf(charged) <= exact * (1 + REL) + mpmath.mpf(10) ** -300, (charged, exact)
+
+
+def _bbg_epsilon(eps: mpmath.mpf, gamma: mpmath.mpf) -> mpmath.mpf:
+    """Balle, Barthe and Gaboardi (2018), Theorem 9: ln(1 + gamma (e^eps - 1))."""
+    return mpmath.log(1 + gamma * (mpmath.exp(eps) - 1))
+
+
+def _gibbs_delta(eps: float, tv: float) -> mpmath.mpf:
+    """A sampler within total variation tv of an eps-DP mechanism: delta = tv (1 + e^eps)."""
+    return mpmath.mpf(tv) * (1 + mpmath.exp(mpmath.mpf(eps)))
+
+
+class Untouchable:
+    """Stands for private data that must not be read: any access fails the test."""
+
+    def __getattr__(self, name: str) -> None:
+        raise AssertionError(f"the data were read ({name}) before the base was refused")
+
+    def __len__(self) -> int:
+        raise AssertionError("the data were read (len) before the base was refused")
+
+    def __array__(self, *args: object, **kwargs: object) -> None:
+        raise AssertionError("the data were read (array) before the base was refused")
+
+
+class ShapeOnly(Untouchable):
+    """Private data whose number of records (public) may be read, and nothing else."""
+
+    def __init__(self, n: int) -> None:
+        self.__dict__["shape"] = (n, 1)
+
+    def __getattr__(self, name: str) -> None:
+        raise AttributeError(name)
+
+    def __len__(self) -> int:
+        return int(self.shape[0])
+
+    def __getitem__(self, item: object) -> None:
+        raise AssertionError("a record was read before the base was refused")
+
+
+class EpsilonRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
+    """Has ``epsilon``, ``accountant``, ``rng`` and ``label_bound`` parameters, but certifies
+    nothing (no ``privacy_guarantee``): not private at all."""
+
+    def __init__(self, epsilon: float = 1.0, alpha: float = 1.0, label_bound: float = 1.0,
+                 accountant: object = None, rng: object = None) -> None:
+        self.epsilon = epsilon
+        self.alpha = alpha
+        self.label_bound = label_bound
+        self.accountant = accountant
+        self.rng = rng
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "EpsilonRegressor":
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return np.full(len(X), self.mean_)
+
+
+class ApproximateRegressor(EpsilonRegressor):
+    """Certifies ``(epsilon, 1e-3 / n)`` on ``n`` records (a test double for an approximate-DP
+    learner whose delta depends on the sample size)."""
+
+    def privacy_guarantee(self, n_samples: int) -> Budget:
+        return Budget(self.epsilon, 1e-3 / n_samples)
+
+
+def _threshold_data(n: int, seed: int = 0):
+    g = np.random.default_rng(seed)
+    X = g.random((n, 1))
+    return X, (X[:, 0] > 0.5).astype(int)
+
+
+def _em(eps: float = 1.0) -> ExponentialMechanismERM:
+    return ExponentialMechanismERM("zero_one", ThresholdCandidates(np.linspace(0, 1, 11)), eps)
+
+
+def _gibbs(**kw: object) -> ApproximateGibbsERM:
+    params = dict(radius=2.0, loss_bound=3.0, steps=20, warmup=0, chains=2)
+    params.update(kw)
+    return ApproximateGibbsERM("logistic", 1.0, **params)
+
+
+# --------------------------------------------------------------------------------------------
+# SubsampledERM: the reported defects
+# --------------------------------------------------------------------------------------------
+
+
+def test_subsampled_refuses_svr_whose_epsilon_is_a_loss_parameter():
+    acct = Accountant(Budget(10.0, 0.5))
+    est = SubsampledERM(SVR(epsilon=0.1), 10, accountant=acct)
+    with pytest.raises(InvalidParameterError, match=r"^base: .*certified"):
+        est.privacy_guarantee(100)
+    with pytest.raises(InvalidParameterError, match=r"^base: .*certified"):
+        est.fit(Untouchable(), Untouchable())  # refused before the data are read
+    assert acct.spent == Budget(0.0) and not hasattr(est, "estimator_")
+    # Lemma 29 asks nothing of the base: (0, m/n) for any learner, SVR included.
+    X, y = _threshold_data(100)
+    anyone = SubsampledERM(SVR(), 10, accounting="lemma29", accountant=acct, rng=0).fit(X, y)
+    assert acct.spent == anyone.privacy_ == Budget(0.0, 0.1)
+
+
+def test_subsampled_refuses_gibbs_without_a_certificate():
+    acct = Accountant(Budget(10.0, 0.5))
+    for base in (_gibbs(), _gibbs(tv_bound=1e-6)):  # no bound; a bound with an adaptive step
+        est = SubsampledERM(base, 10, accountant=acct)
+        with pytest.raises(InvalidParameterError, match=r"^base: .*tv_bound"):
+            est.privacy_guarantee(100)
+        with pytest.raises(InvalidParameterError, match=r"^base: "):
+            est.fit(*_threshold_data(100))
+        with pytest.raises(InvalidParameterError, match=r"^base: .*tv_bound"):
+            est.fit(ShapeOnly(100), ShapeOnly(100))  # refused from n alone
+    assert acct.spent == Budget(0.0)
+    with pytest.raises(InvalidParameterError, match="tv_bound"):
+        _gibbs().privacy_guarantee(100)
+
+
+@pytest.mark.parametrize("n, m, tv", [(100, 10, 1e-6), (57, 19, 3e-9), (40, 40, 1e-5)])
+def test_subsampled_gibbs_carries_the_amplified_delta(n, m, tv):
+    acct = Accountant(Budget(10.0, 0.5))
+    base = _gibbs(step=0.01, tv_bound=tv)
+    est = SubsampledERM(base, m, accountant=acct, rng=1).fit(*_threshold_data(n))
+    gamma = mpmath.mpf(m) / n
+    _exact_at_least(acct.spent.epsilon, _bbg_epsilon(mpmath.mpf(1), gamma))
+    _exact_at_least(acct.spent.delta, gamma * _gibbs_delta(1.0, tv))  # BBG Thm 9: gamma delta
+    assert acct.spent == est.privacy_ == est.privacy_guarantee(n)
+    assert len(acct.ledger) == 1
+
+
+def test_subsampled_lemma34_refuses_an_approximate_base():
+    base = _gibbs(step=0.01, tv_bound=1e-6)
+    for accounting in ("lemma34", "lemma34-relaxed"):
+        with pytest.raises(InvalidParameterError, match="pure DP"):
+            SubsampledERM(base, 10, accounting=accounting).privacy_guarantee(100)
+
+
+# --------------------------------------------------------------------------------------------
+# Every composite that needs a certified base refuses an uncertified one, before the data
+# --------------------------------------------------------------------------------------------
+
+
+UNCERTIFIED = {
+    "SubsampledERM(SVR)": lambda acct: SubsampledERM(SVR(), 5, accountant=acct),
+    "SubsampledERM(LogisticRegression)": lambda acct: SubsampledERM(LogisticRegression(), 5, accountant=acct),
+    "SubsampledERM(EpsilonRegressor)": lambda acct: SubsampledERM(EpsilonRegressor(), 5, accountant=acct),
+    "BoostedERM(SVR)": lambda acct: BoostedERM(SVR(), 0.2, accountant=acct),
+    "PrivateTuning(EpsilonRegressor)": lambda acct: PrivateTuning(
+        EpsilonRegressor(), {"alpha": [0.1, 1.0]}, 1.0, accountant=acct
+    ),
+    "IndependentMultiLearner(SVR)": lambda acct: IndependentMultiLearner(SVR(), 1.0, accountant=acct),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNCERTIFIED))
+def test_every_composite_refuses_an_uncertified_base_before_the_data(name):
+    acct = Accountant(Budget(10.0, 0.5))
+    est = UNCERTIFIED[name](acct)
+    with pytest.raises(InvalidParameterError, match=r"^(base|estimator): .*certif"):
+        est.fit(Untouchable(), Untouchable())
+    assert acct.spent == Budget(0.0)
+
+
+def test_certified_guarantee_is_the_one_gate():
+    assert isinstance(_em(), CertifiedRelease) and not isinstance(SVR(), CertifiedRelease)
+    assert certified_guarantee(_em(0.5), 10) == Budget(0.5)
+    with pytest.raises(InvalidParameterError, match="^learner: .*SVR"):
+        certified_guarantee(SVR(), 10, "learner")
+    with pytest.raises(InvalidParameterError, match="^base: .*ExponentialMechanismERM"):
+        certified_guarantee(ExponentialMechanismERM, 10)  # the class, not an instance
+    with pytest.raises(InvalidParameterError, match="^base: .*accountant"):
+        certified_guarantee(ExponentialMechanismERM("zero_one", ThresholdCandidates([0.5]), 1.0,
+                                                    accountant=Accountant(Budget(1.0))), 10)
+
+    class Liar(EpsilonRegressor):
+        def privacy_guarantee(self, n_samples: int) -> float:
+            return 0.1
+
+    with pytest.raises(InvalidParameterError, match="Budget"):
+        certified_guarantee(Liar(), 10)
+
+
+# --------------------------------------------------------------------------------------------
+# Nesting and delta through the composition theorems
+# --------------------------------------------------------------------------------------------
+
+
+def test_nested_subsampling_composes():
+    n, m_outer, m_inner, eps = 90, 30, 6, 1.5
+    acct = Accountant(Budget(10.0, 0.5))
+    est = SubsampledERM(SubsampledERM(_em(eps), m_inner), m_outer, accountant=acct, rng=2)
+    est.fit(*_threshold_data(n))
+    inner = _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(m_inner) / m_outer)
+    _exact_at_least(acct.spent.epsilon, _bbg_epsilon(inner, mpmath.mpf(m_outer) / n))
+    assert acct.spent.delta == 0.0
+    assert acct.spent == est.privacy_ == est.privacy_guarantee(n) and len(acct.ledger) == 1
+    assert est.estimator_.estimator_.hypothesis_ is est.hypothesis_
+
+
+def test_nested_subsampling_of_a_certified_gibbs_sampler_multiplies_the_rates():
+    n, m_outer, m_inner, tv = 80, 20, 5, 1e-6
+    acct = Accountant(Budget(10.0, 0.5))
+    est = SubsampledERM(SubsampledERM(_gibbs(step=0.01, tv_bound=tv), m_inner), m_outer,
+                        accountant=acct, rng=3).fit(*_threshold_data(n))
+    g1, g2 = mpmath.mpf(m_inner) / m_outer, mpmath.mpf(m_outer) / n
+    _exact_at_least(acct.spent.epsilon, _bbg_epsilon(_bbg_epsilon(mpmath.mpf(1), g1), g2))
+    _exact_at_least(acct.spent.delta, g2 * g1 * _gibbs_delta(1.0, tv))
+    assert acct.spent == est.privacy_
+
+
+def test_subsampling_a_boosted_and_a_tuned_learner():
+    n, m, eps = 120, 40, 0.8
+    acct = Accountant(Budget(10.0))
+    boosted = SubsampledERM(BoostedERM(_em(eps), 0.2), m, accountant=acct, rng=4).fit(*_threshold_data(n))
+    _exact_at_least(boosted.privacy_.epsilon, _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(m) / n))
+    g = np.random.default_rng(5)
+    X = g.uniform(-1, 1, (n, 2)); y = np.clip(X @ [0.5, -0.3], -1, 1)
+    tuned = SubsampledERM(PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, eps),
+                          m, accountant=acct, rng=6).fit(X, y)
+    _exact_at_least(tuned.privacy_.epsilon, _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(m) / n))
+    assert [e.budget for e in acct.ledger] == [boosted.privacy_, tuned.privacy_]
+
+
+def test_private_tuning_carries_the_candidates_delta():
+    # n = 103 rows, 2 grid points: chunks of 35, 34, 34 (np.array_split); the candidates train
+    # on the first two, so the largest candidate delta is 1e-3 / 34 (parallel composition).
+    n, eps = 103, 0.7
+    X = np.random.default_rng(7).random((n, 2)); y = X[:, 0] - 0.5
+    acct = Accountant(Budget(10.0, 0.5))
+    est = PrivateTuning(ApproximateRegressor(epsilon=5.0), {"alpha": [0.1, 1.0]}, eps,
+                        accountant=acct, rng=8).fit(X, y)
+    assert acct.spent == Budget(eps, 1e-3 / 34)
+    assert acct.spent == est.privacy_ == est.privacy_guarantee(n)
+    with pytest.raises(InvalidParameterError, match="selection"):
+        PrivateTuning(ApproximateRegressor(), {"alpha": [1.0]}, eps, selection="paper_not_dp").privacy_guarantee(n)
+
+
+# --------------------------------------------------------------------------------------------
+# The charge is the reported guarantee
+# --------------------------------------------------------------------------------------------
+
+
+def _fits():
+    X, y = _threshold_data(60, seed=9)
+    g = np.random.default_rng(10)
+    Xr = g.uniform(-1, 1, (60, 2)); yr = np.clip(Xr @ [0.5, -0.3], -1, 1)
+    Xb = g.integers(0, 2, (60, 4)).astype(np.uint8); Yb = g.integers(0, 2, (60, 5)).astype(bool)
+    return [
+        ("ExponentialMechanismERM", lambda a: _em(0.3).set_params(accountant=a), (X, y), {}),
+        ("SubsampledERM", lambda a: SubsampledERM(_em(0.9), 12, accountant=a), (X, y), {}),
+        ("BoostedERM", lambda a: BoostedERM(_em(0.6), 0.2, selection_epsilon=0.4, accountant=a), (X, y), {}),
+        ("BestSubsetERM", lambda a: BestSubsetERM("clipped_squared", 0.5, 1, num=5, accountant=a), (Xr, yr), {}),
+        ("ApproximateGibbsERM", lambda a: _gibbs(step=0.01, tv_bound=1e-7, accountant=a), (X, y), {}),
+        ("OutputPerturbationRegressor", lambda a: OutputPerturbationRegressor(0.4, accountant=a), (Xr, yr), {}),
+        ("PrivateTuning", lambda a: PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]},
+                                                   0.5, accountant=a), (Xr, yr), {}),
+        ("ParityMultiLearner", lambda a: ParityMultiLearner(4, 1.0, 1e-6, accountant=a), (Xb, Yb), {}),
+        ("IndependentMultiLearner", lambda a: IndependentMultiLearner(
+            Parities(4), 1.0, 1e-6, composition="advanced", accountant=a), (Xb, Yb), {"n_concepts": 5}),
+    ]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_the_charge_is_the_reported_guarantee(case):
+    name, make, (X, y), extra = _fits()[case]
+    acct = Accountant(Budget(10.0, 0.5))
+    est = make(acct).set_params(rng=11).fit(X, y)
+    claimed = est.privacy_guarantee(len(X), **extra)
+    assert acct.spent == claimed, name
+    assert len(acct.ledger) == 1 and acct.ledger[0].budget == claimed
+    if hasattr(est, "privacy_"):
+        assert est.privacy_ == claimed
+
+
+def test_multi_learner_guarantees_need_k_where_it_matters():
+    with pytest.raises(InvalidParameterError, match="n_concepts"):
+        IndependentMultiLearner(Parities(3), 1.0).privacy_guarantee(50)
+    assert ParityMultiLearner(3, 1.0, 1e-6).privacy_guarantee(50) == Budget(1.0, 1e-6)
+    # fewer rows than one subsample: nothing is computed from the data, nothing is charged
+    assert ParityMultiLearner(3, 1.0, 1e-6).privacy_guarantee(5) == Budget(0.0)
+    from privlearn.multi import NonPrivateMultiLearner
+
+    with pytest.raises(InvalidParameterError, match="not differentially private"):
+        NonPrivateMultiLearner(Parities(3)).privacy_guarantee(50)
