@@ -7,9 +7,9 @@ use privlearn_core::mechanisms::gaussian::{
     Calibration, Gaussian, continuous_sigma, gaussian_fast,
 };
 use privlearn_core::mechanisms::laplace::{Laplace, laplace_fast};
-use privlearn_core::mechanisms::response;
 use privlearn_core::mechanisms::select::{self, NoisyMaxNoise};
 use privlearn_core::mechanisms::svt;
+use privlearn_core::mechanisms::{self, response};
 use privlearn_core::noise::{self, Ratio};
 use privlearn_core::{Error as CoreError, Rng};
 use pyo3::prelude::*;
@@ -120,7 +120,7 @@ pub fn discrete_laplace(
     let Values { data, shape } = values_i64(value, "value")?;
     let mut rng = RngArg::from_py(rng)?;
     let out = detach_guarded(py, move || {
-        rng.with(|r| add_integer_noise(&data, || noise::discrete_laplace(r, scale)))
+        rng.with(|r| mechanisms::discrete_laplace_integers(&data, scale, r))
     })?;
     output(py, out, shape)
 }
@@ -138,19 +138,9 @@ pub fn discrete_gaussian(
     let Values { data, shape } = values_i64(value, "value")?;
     let mut rng = RngArg::from_py(rng)?;
     let out = detach_guarded(py, move || {
-        rng.with(|r| add_integer_noise(&data, || noise::discrete_gaussian(r, a, b)))
+        rng.with(|r| mechanisms::discrete_gaussian_integers(&data, (a, b), r))
     })?;
     output(py, out, shape)
-}
-
-fn add_integer_noise(data: &[i64], mut draw: impl FnMut() -> i128) -> Result<Vec<i64>, CoreError> {
-    data.iter()
-        .map(|&v| {
-            i64::try_from(i128::from(v) + draw()).map_err(|_| {
-                CoreError::invalid("value", "plus the noise overflows a 64-bit integer")
-            })
-        })
-        .collect()
 }
 
 /// Binary randomized response. See ``privlearn.mechanisms.randomized_response``.
@@ -380,16 +370,7 @@ impl SparseVector {
         values: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let Values { data, .. } = values_f64(values, "values")?;
-        let out = self.run(py, move |sv, r| {
-            let mut out = Vec::with_capacity(data.len());
-            for v in data {
-                if sv.halted() {
-                    break;
-                }
-                out.push(sv.query(v, r)?);
-            }
-            Ok(out)
-        })?;
+        let out = self.run(py, move |sv, r| sv.query_many(&data, r))?;
         Ok(out.into_pyarray(py))
     }
 

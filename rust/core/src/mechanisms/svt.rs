@@ -109,6 +109,24 @@ impl SparseVector {
         Ok(above)
     }
 
+    /// Answers `values` in order with [`SparseVector::query`] until the interaction halts;
+    /// returns the answers given (fewer than `values.len()` if it halted). Each answered query
+    /// is part of the same `ε`-DP interaction.
+    ///
+    /// # Errors
+    /// As [`SparseVector::query`] (a non-finite value stops the run there; the answers drawn
+    /// before it are spent). On an already halted instance: an empty answer.
+    pub fn query_many(&mut self, values: &[f64], rng: &mut Rng) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(values.len());
+        for &v in values {
+            if self.halted() {
+                break;
+            }
+            out.push(self.query(v, rng)?);
+        }
+        Ok(out)
+    }
+
     /// Whether the interaction has stopped (it gave `max_positives` positive answers).
     pub fn halted(&self) -> bool {
         self.positives >= self.max_positives
@@ -147,6 +165,27 @@ mod tests {
         assert!(matches!(sv.query(0.0, &mut rng), Err(Error::Halted(_))));
         assert!(sv.query(f64::NAN, &mut rng).is_err());
         assert!(SparseVector::new(0.0, 1.0, 1.0, 0, &mut rng).is_err());
+    }
+
+    #[test]
+    fn query_many_is_query_in_order_until_halted() {
+        let values = [-50.0, 40.0, 3.0, 60.0, -5.0, 100.0, 7.0];
+        let mut r1 = Rng::from_seed(9);
+        let mut a = SparseVector::new(0.0, 1.0, 1.0, 2, &mut r1).unwrap();
+        let many = a.query_many(&values, &mut r1).unwrap();
+        let mut r2 = Rng::from_seed(9);
+        let mut b = SparseVector::new(0.0, 1.0, 1.0, 2, &mut r2).unwrap();
+        let mut one = Vec::new();
+        for &v in &values {
+            if b.halted() {
+                break;
+            }
+            one.push(b.query(v, &mut r2).unwrap());
+        }
+        assert_eq!(many, one);
+        assert!(a.halted() && many.len() < values.len());
+        assert_eq!(a.query_many(&values, &mut r1).unwrap(), Vec::<bool>::new());
+        assert_eq!(r1.next_u64(), r2.next_u64()); // same draws consumed
     }
 
     #[test]
