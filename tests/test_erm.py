@@ -387,6 +387,30 @@ def test_best_subset_finds_the_support():
     assert est.predict(X).shape == (2000,)
 
 
+@pytest.mark.parametrize("eps, split", [(0.1, 0.1), (0.3, 0.7), (0.7, 0.9), (1.0, 0.2)])
+def test_best_subset_stage_epsilons_add_up_to_at_most_the_charge(monkeypatch, eps, split):
+    # These (eps, split) pairs have float eps*split + eps*(1-split) above eps: the two stages'
+    # epsilons must be rounded so that their exact sum (basic composition) is within the charge.
+    from fractions import Fraction
+
+    import privlearn.learners.erm_wrappers as wrappers
+
+    seen = []
+    real = wrappers.exponential
+
+    def spy(scores, epsilon, sensitivity=1.0, **kw):
+        seen.append(epsilon)
+        return real(scores, epsilon, sensitivity, **kw)
+
+    monkeypatch.setattr(wrappers, "exponential", spy)
+    g = np.random.default_rng(5)
+    X = g.uniform(-1, 1, (200, 3)); y = np.clip(X[:, 0], -1, 1)
+    acct = Accountant(Budget(eps))
+    BestSubsetERM("clipped_squared", eps, 1, num=3, split=split, accountant=acct, rng=1).fit(X, y)
+    assert len(seen) == 2 and min(seen) > 0
+    assert Fraction(seen[0]) + Fraction(seen[1]) <= Fraction(acct.spent.epsilon) <= Fraction(eps)
+
+
 def test_subsampled_defaults_to_sqrt_n():
     base = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.linspace(0, 1, 11)), 1.0)
     X = np.random.default_rng(17).random((100, 1)); y = (X[:, 0] > 0.5).astype(int)

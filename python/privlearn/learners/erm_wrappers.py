@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
@@ -28,7 +29,7 @@ from sklearn.base import BaseEstimator
 from .. import _core
 from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
 from .._validate import check_integer as _int_at_least
-from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
+from ..accounting import Budget, _float_down, amplify_any_by_subsampling, amplify_by_subsampling
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, exponential
 from ..random import as_generator
@@ -562,7 +563,10 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         supports, coef, scores, sens = self._stage_scores(X, y)
         n, d = np.shape(X)[0], coef.shape[1]
         G = scores.shape[1]
-        eps1, eps2 = eps * split, eps * (1.0 - split)
+        # Basic composition: the two stages' epsilons, rounded down, add up to at most eps
+        # exactly (eps * split + eps * (1 - split) in floats can exceed eps by one ulp).
+        eps1 = _float_down(Fraction(eps) * Fraction(split))
+        eps2 = _float_down(Fraction(eps) - Fraction(eps1))
         gen = as_generator(self.rng)
 
         def run() -> Tuple[int, int]:
