@@ -919,3 +919,233 @@ def test_doctests_and_docstrings():
             assert needle in doc, (name, needle)
         assert "neighbour" in doc or "replace-one" in doc, name
     assert "not a hot" in accounting.__doc__
+
+
+# ============================================================================================
+# Mutation-testing survivors (issue 16): behaviour no test above pinned
+# ============================================================================================
+
+
+def _float_up_oracle(q):
+    """The least float >= the rational q (written here, not taken from the library)."""
+    x = float(q)
+    return x if Fraction(x) >= q else math.nextafter(x, math.inf)
+
+
+def _float_down_oracle(q):
+    """The largest float <= the rational q (q >= 0)."""
+    x = float(q)
+    return x if Fraction(x) <= q else math.nextafter(x, -math.inf)
+
+
+def test_open_transactions_reserve_their_delta():
+    # A transaction's budget is reserved from entry to exit (Accountant.transaction docstring),
+    # delta as well as epsilon: while open, nothing else may use it.
+    total = Budget(1.0, 1e-5)
+    left_after_a = Budget(
+        _float_down_oracle(Fraction(1.0) - Fraction(0.25)),
+        _float_down_oracle(Fraction(1e-5) - Fraction(6e-6)),
+    )
+    acct = Accountant(total)
+    with acct.transaction(Budget(0.25, 6e-6), "a"):
+        assert acct.remaining == left_after_a
+        assert acct.spent == Budget(0.0)
+        with pytest.raises(BudgetExceededError):  # 6e-6 + 6e-6 > 1e-5 while "a" is open
+            acct.spend(Budget(0.0, 6e-6), "concurrent")
+        with pytest.raises(BudgetExceededError):
+            with acct.transaction(Budget(0.0, 6e-6), "nested"):
+                pass  # pragma: no cover
+    # Committed: the delta moved from reserved to spent, counted once.
+    assert acct.spent == Budget(0.25, 6e-6)
+    assert acct.remaining == left_after_a
+    with pytest.raises(BudgetExceededError):
+        acct.spend(Budget(0.0, 6e-6), "after")
+    assert [e.label for e in acct.ledger] == ["a"]
+
+
+def test_nested_open_transactions_add_their_reservations():
+    # Two transactions open at once reserve the sum of their deltas (and epsilons).
+    acct = Accountant(Budget(1.0, 1e-5))
+    with acct.transaction(Budget(0.125, 1e-6), "outer"):
+        with pytest.raises(RuntimeError):
+            with acct.transaction(Budget(0.25, 6e-6), "inner"):
+                want = Budget(
+                    _float_down_oracle(1 - Fraction(0.125) - Fraction(0.25)),
+                    _float_down_oracle(Fraction(1e-5) - Fraction(1e-6) - Fraction(6e-6)),
+                )
+                assert acct.remaining == want
+                with pytest.raises(BudgetExceededError):  # 1e-6 + 6e-6 + 3.5e-6 > 1e-5
+                    acct.spend(Budget(0.0, 3.5e-6), "third")
+                with pytest.raises(BudgetExceededError):  # 0.125 + 0.25 + 0.7 > 1
+                    acct.spend(Budget(0.7), "third")
+                raise RuntimeError("inner release failed")
+        # The failed inner one released exactly its own reservation.
+        assert acct.remaining == Budget(0.875, _float_down_oracle(Fraction(1e-5) - Fraction(1e-6)))
+    assert acct.spent == Budget(0.125, 1e-6)
+    assert acct.remaining == Budget(0.875, _float_down_oracle(Fraction(1e-5) - Fraction(1e-6)))
+    acct.spend(acct.remaining, "the rest")  # nothing is left reserved
+
+
+def test_refused_transaction_reports_its_label_and_request():
+    acct = Accountant(Budget(1.0, 1e-6))
+    with pytest.raises(BudgetExceededError) as info:
+        with acct.transaction(Budget(1.5), "too big"):
+            pass  # pragma: no cover
+    assert info.value.label == "too big"
+    assert info.value.requested == Budget(1.5)
+    assert info.value.remaining == Budget(1.0, 1e-6)
+    assert "'too big'" in str(info.value)
+
+
+def test_transaction_cannot_be_reentered_while_open_or_after_release():
+    acct = Accountant(Budget(1.0))
+    tx = acct.transaction(Budget(0.25), "once")
+    with tx:
+        with pytest.raises(RuntimeError, match="only once"):
+            with tx:
+                pass  # pragma: no cover
+    released = acct.transaction(Budget(0.25), "released")
+    with pytest.raises(KeyError):
+        with released:
+            raise KeyError("x")
+    with pytest.raises(RuntimeError, match="only once"):
+        with released:
+            pass  # pragma: no cover
+    assert [e.label for e in acct.ledger] == ["once"]
+    assert acct.spent == Budget(0.25)
+
+
+def test_amplify_any_by_subsampling_uses_the_exact_ratio_m_over_n():
+    # Wang, Lei and Fienberg (JMLR 2016), Lemma 29: a subsample of m of n rows, drawn without
+    # replacement, makes any algorithm (0, m/n)-DP (replace-one). With n given, delta is the
+    # exact m/n rounded up, not the float rate.
+    cases = [
+        (0.3, 10, Fraction(3, 10)),  # float 0.3 < 3/10: rounded up to the next float
+        (0.1, 10, Fraction(1, 10)),  # m = 1, the smallest sample
+        (1 / 3, 3, Fraction(1, 3)),
+        (0.5, 2, Fraction(1, 2)),
+        (0.07, 100_000, Fraction(7, 100)),  # 0.07 * 100000 = 7000.000000000001 in floats: m = 7000
+    ]
+    for rate, n, exact in cases:
+        got = accounting.amplify_any_by_subsampling(rate, n=n)
+        assert got == Budget(0.0, _float_up_oracle(exact)), (rate, n)
+        assert Fraction(got.delta) >= exact
+    assert accounting.amplify_any_by_subsampling(0.3, n=10).delta == math.nextafter(0.3, 1.0)
+    assert accounting.amplify_any_by_subsampling(0.3) == Budget(0.0, 0.3)  # without n: the rate
+    np = pytest.importorskip("numpy")
+    assert accounting.amplify_any_by_subsampling(0.1, n=np.int64(10)) == Budget(0.0, 0.1)
+
+
+@pytest.mark.parametrize(
+    "rate, n, parameter",
+    [
+        (0.35, 10, "rate"),  # m = 3.5 is not a sample size
+        (1e-3, 10, "rate"),  # m = 0.01 rounds to 0: an empty sample
+        (0.10000000015, 10, "rate"),  # m = 1 + 1.5e-9: not whole (beyond float rounding)
+        (0.5, 0, "n"),
+        (0.5, 2.0, "n"),
+    ],
+)
+def test_amplify_any_by_subsampling_refuses_non_whole_samples(rate, n, parameter):
+    with pytest.raises(InvalidParameterError) as info:
+        accounting.amplify_any_by_subsampling(rate, n=n)
+    assert info.value.parameter == parameter
+
+
+@pytest.mark.parametrize("rate", [0.0, -0.0, -0.5, 1.5, 2.0, math.inf, -math.inf, math.nan])
+def test_amplify_any_by_subsampling_rate_outside_unit_interval(rate):
+    for n in (None, 2):
+        with pytest.raises(InvalidParameterError) as info:
+            accounting.amplify_any_by_subsampling(rate, n=n)
+        assert info.value.parameter == "rate"
+        assert str(info.value).startswith("rate: ")
+
+
+def test_amplify_any_by_subsampling_of_everything_is_vacuous():
+    # rate = 1 (the whole dataset) would be (0, 1)-DP, no guarantee at all: refused.
+    for n in (None, 1, 4):
+        with pytest.raises(InvalidParameterError):
+            accounting.amplify_any_by_subsampling(1.0, n=n)
+    assert accounting.amplify_any_by_subsampling(0.75, n=4) == Budget(0.0, 0.75)
+
+
+def test_budget_strict_order_defers_to_other_types():
+    a, b = Budget(1.0), Budget(2.0, 1e-9)
+    assert a.__lt__(b) is True and b.__gt__(a) is True
+    assert a.__lt__(a) is False and a.__gt__(a) is False
+    assert b.__lt__(a) is False and a.__gt__(b) is False
+    assert a.__lt__(1.0) is NotImplemented and a.__gt__(1.0) is NotImplemented
+
+    class Other:
+        """A foreign type that knows how to compare itself with a Budget."""
+
+        def __gt__(self, other):
+            return "Other.__gt__"
+
+        def __lt__(self, other):
+            return "Other.__lt__"
+
+    # Python's protocol: Budget returns NotImplemented, so the reflected method is asked.
+    assert (a < Other()) == "Other.__gt__"
+    assert (a > Other()) == "Other.__lt__"
+    with pytest.raises(TypeError):
+        _ = a < 3  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        _ = a > 3  # type: ignore[operator]
+
+
+def test_budget_hash_spreads_distinct_budgets():
+    budgets = [Budget(k / 8, d) for k in range(32) for d in (0.0, 1e-6)]
+    assert len({hash(b) for b in budgets}) > len(budgets) // 2
+    assert len(set(budgets)) == len(budgets)
+
+
+def test_accountant_repr_shows_the_spent_budget_rounded_up():
+    acct = Accountant(Budget(1.0, 1e-6))
+    assert repr(acct) == (
+        "Accountant(total=Budget(epsilon=1.0, delta=1e-06), "
+        "spent=Budget(epsilon=0.0, delta=0.0), entries=0)"
+    )
+    acct.spend(Budget(0.1, 1e-7), "a")
+    acct.spend(Budget(0.2, 2e-7), "b")
+    eps = _float_up_oracle(Fraction(0.1) + Fraction(0.2))
+    dlt = _float_up_oracle(Fraction(1e-7) + Fraction(2e-7))
+    assert eps == 0.30000000000000004  # the exact sum lies above the float 0.3
+    assert repr(acct) == (
+        f"Accountant(total=Budget(epsilon=1.0, delta=1e-06), "
+        f"spent=Budget(epsilon={eps!r}, delta={dlt!r}), entries=2)"
+    )
+
+
+def test_vacuous_arithmetic_errors_quote_the_exact_value():
+    # The epsilon overflows a float: the message quotes the exact rational in scientific form.
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(1.7e308) * 2
+    assert info.value.parameter == "k"
+    assert str(info.value) == (
+        "k: the epsilon of the 2-fold composition does not fit in a float "
+        "(it is about 3.400000e+308)"
+    )
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(1.5e308) + Budget(1e308)
+    assert str(info.value).endswith("(it is about 2.500000e+308)")
+    # A delta >= 1: quoted to 6 significant digits.
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(0.0, 0.6) * 2
+    assert str(info.value) == "k: the delta of the 2-fold composition is 1.2 >= 1, a vacuous guarantee"
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(0.0, 0.123456789) + Budget(0.0, 0.9)
+    assert "is 1.02346 >= 1" in str(info.value)
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(0.0, 0.5) * 10**7
+    assert str(info.value).endswith("composition is 5e+06 >= 1, a vacuous guarantee")
+    # A non-integer rational beyond the float range: 0.1 (the float) times 3**700.
+    exact = Fraction(0.1) * 3**700
+    assert exact.denominator > 1
+    exponent = len(str(exact.numerator // exact.denominator)) - 1
+    mantissa = round(exact * Fraction(10) ** (6 - exponent))  # 7 significant digits
+    quoted = f"{str(mantissa)[0]}.{str(mantissa)[1:]}e+{exponent}"
+    assert quoted == "9.657802e+332"
+    with pytest.raises(InvalidParameterError) as info:
+        _ = Budget(0.1) * 3**700
+    assert str(info.value).endswith(f"does not fit in a float (it is about {quoted})")
