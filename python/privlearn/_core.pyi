@@ -12,6 +12,8 @@ __all__ = [
     "laplace",
     "gaussian",
     "gaussian_sigma",
+    "laplace_plan",
+    "sparse_vector_plan",
     "discrete_laplace",
     "discrete_gaussian",
     "randomized_response",
@@ -90,6 +92,10 @@ def gaussian_sigma(
     numerics: str = "exact",
     calibration: str = "analytic",
 ) -> float: ...
+def laplace_plan(sensitivity: float, epsilon: float, dim: int = 1) -> tuple[float, float]: ...
+def sparse_vector_plan(
+    epsilon: float, sensitivity: float = 1.0, max_positives: int = 1
+) -> tuple[float, float, float]: ...
 def discrete_laplace(value: ArrayLike, scale: float, rng: _RngArg = None) -> Union[int, np.ndarray]: ...
 def discrete_gaussian(value: ArrayLike, sigma: float, rng: _RngArg = None) -> Union[int, np.ndarray]: ...
 def randomized_response(bits: ArrayLike, epsilon: float, rng: _RngArg = None) -> Union[bool, np.ndarray]: ...
@@ -341,6 +347,7 @@ __all__ += [
     "multi_stability_histogram",
     "multi_learn_points",
     "multi_mistakes",
+    "multi_points_noise_scale",
 ]
 
 def multi_search_parities(
@@ -367,6 +374,7 @@ def multi_learn_points(
     rng: _RngArg = None,
 ) -> tuple[np.ndarray, Optional[np.ndarray]]: ...
 def multi_mistakes(pred: np.ndarray, labels: np.ndarray) -> np.ndarray: ...
+def multi_points_noise_scale(epsilon: float) -> float: ...
 
 # --- private classification-query release (privlearn.query_release) ---
 
@@ -402,6 +410,7 @@ __all__ += [
     "erm_threshold_pieces",
     "erm_sample_threshold",
     "erm_mala",
+    "erm_quantize",
 ]
 
 def erm_linear_risks(
@@ -413,6 +422,7 @@ def erm_linear_risks(
     loss_bound: float,
     frac_bits: int,
 ) -> np.ndarray: ...
+def erm_quantize(losses: np.ndarray, loss_bound: float, frac_bits: int) -> np.ndarray: ...
 def erm_threshold_mistakes(t: np.ndarray, ge: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray: ...
 def erm_threshold_grid(low: float, high: float) -> tuple[int, int, int]: ...
 def erm_threshold_pieces(

@@ -364,7 +364,7 @@ def points_sample_size(alpha: float, epsilon: float, delta: float, beta: float =
     epsilon = _epsilon(epsilon)
     delta = _delta(delta, positive=True)
     beta = _probability(beta, "beta")
-    b = (4.0 / epsilon) * (1.0 + 2.0**-20)  # the sampler's scale is rounded up
+    b = _core.multi_points_noise_scale(epsilon)  # the scale the sampler uses (rounded up)
     n1 = math.ceil((8.0 / alpha) * math.log(3.0 / (alpha * beta)))
     n3 = math.ceil((8.0 / alpha) * (5.0 + b * math.log(12.0 / (beta * delta))))
 

@@ -226,13 +226,11 @@ def _unit(bound: float, k: int) -> int:
 
 
 def _quantize(losses: np.ndarray, bound: float, k: int) -> np.ndarray:
-    """Per-record integer losses ``round(clip(l, 0, B) / B * 2^k)`` (NaN counts as ``B``), the
-    same map as the Rust kernel's ``Quantizer``."""
-    q = float(1 << k)
+    """Per-record integer losses ``round(clip(l, 0, B) / B * 2^k)`` (NaN counts as ``B``), computed
+    by the Rust kernel's own ``Quantizer`` (``_core.erm_quantize``), so the scores of a user loss
+    and of the built-in losses are quantised by one piece of code."""
     l = np.asarray(losses, dtype=np.float64)
-    l = np.where(np.isnan(l), bound, l)
-    ratio = np.clip(l, 0.0, bound) / bound
-    return np.minimum(np.rint(ratio * q), q).astype(np.int64)
+    return _core.erm_quantize(np.ascontiguousarray(l.ravel()), float(bound), int(k)).reshape(l.shape)
 
 
 # --------------------------------------------------------------------------------------------

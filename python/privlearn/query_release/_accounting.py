@@ -30,6 +30,7 @@ from ..accounting import (
     compose_advanced,
     group_privacy,
 )
+from .. import _core
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _int
 from .._validate import check_real
@@ -51,17 +52,28 @@ __all__ = [
 
 _DIGITS = 50
 
-#: The exact sampler's grid step for sensitivity-1 queries (``privlearn.mechanisms``: ``2^k``
-#: with ``k = floor(log2(1)) - 20``).
-GRID_STEP = 2.0**-20
-#: Relative and absolute slack covering the exact sparse vector's noise scales: it calibrates
-#: its scales for the sensitivity widened by one grid step (a relative ``2^-20``) and rounds them
-#: up to ``2^-30`` grid steps; ``(1 + 2^-19) lambda + 2^-49`` bounds both from above.
-_SCALE_REL = 2.0**-19
-_SCALE_ABS = 2.0**-49
-#: Allowance for the threshold's rounding to the grid (half a step) and the discrete noises
-#: (each within one step of a continuous Laplace variable under the floor coupling).
-_STAB_SHIFT = 3 * GRID_STEP
+
+
+def _sampler_epsilon(lam: float, rounds: int) -> float:
+    """The ``epsilon`` handed to :class:`privlearn.mechanisms.SparseVector` (with
+    ``max_positives = rounds``) for threshold noise ``Lap(λ)``."""
+    return 2.0 * rounds / lam
+
+
+def _sampler_scales(lam: float, rounds: int) -> "tuple[float, float]":
+    """``(shift, scale)`` for the stable-release bound, from what the exact sparse vector uses
+    (``privlearn._core.sparse_vector_plan``, the core's own plan; nothing restated here).
+
+    ``scale`` is the larger of its threshold noise scale and half its query noise scale (each
+    at least ``λ``, resp. ``2λ``: the sensitivity is widened by the grid rounding and the scales
+    are rounded up). ``shift = 3γ``, ``γ`` its grid step: the threshold is rounded to the grid
+    (half a step) and each discrete noise is within one step of a continuous Laplace variable
+    under the floor coupling.
+    """
+    step, threshold_scale, query_scale = _core.sparse_vector_plan(
+        _sampler_epsilon(lam, rounds), 1.0, rounds
+    )
+    return 3.0 * step, max(threshold_scale, query_scale / 2.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,7 +252,7 @@ def _svt_epsilon(
 ) -> "tuple[int, float, float, str, float, float]":
     """Rounds, sampler epsilon, round epsilon, composition, its delta and the epsilon."""
     rounds = _svt_rounds(cutoff, m)
-    sampler_eps = 2.0 * rounds / lam
+    sampler_eps = _sampler_epsilon(lam, rounds)
     if not (math.isfinite(sampler_eps) and sampler_eps > 0.0):
         raise InvalidParameterError(
             f"noise_scale: gives a sparse-vector epsilon of {sampler_eps!r}, outside (0, inf)",
@@ -255,12 +267,12 @@ def _svt_epsilon(
     return rounds, sampler_eps, round_eps, "basic", 0.0, basic
 
 
-def _stab_delta(threshold: float, noise_scale: float, m: int) -> Fraction:
+def _stab_delta(threshold: float, noise_scale: float, rounds: int, m: int) -> Fraction:
     """``m`` times the dist-0 release probability of the exact sampler, rounded up."""
-    shifted = threshold - _STAB_SHIFT
+    shift, scale_up = _sampler_scales(noise_scale, rounds)
+    shifted = threshold - shift
     if shifted <= 0.0:
         return Fraction(1)
-    scale_up = noise_scale * (1.0 + _SCALE_REL) + _SCALE_ABS
     return m * Fraction(stable_release_probability(shifted, scale_up))
 
 
@@ -284,11 +296,12 @@ def svt_guarantee(
     ``dist >= 1``; a query with ``dist = 0`` is released with probability at most
     ``p(w) = (4e^{−w/(2λ)} − e^{−w/λ})/6`` (:func:`stable_release_probability`), so the
     releases add ``δ_stab = m p(w)`` (ERRATA C2). The exact sampler's noises are discrete
-    Laplace on the grid ``2^-20 Z`` with scales at most ``(1 + 2^-19)λ`` and ``2(1 + 2^-19)λ``
-    (plus ``2^-49``), each within one grid step of a continuous Laplace variable under the floor
-    coupling, and the threshold is rounded to the grid; ``p`` is therefore evaluated at
-    ``w − 3·2^-20`` with the larger scales (the tail is increasing in both scales by Anderson's
-    theorem).
+    Laplace on a grid ``γZ`` (``γ = 2^-20``) with scales slightly above ``λ`` and ``2λ``, each
+    within one grid step of a continuous Laplace variable under the floor coupling, and the
+    threshold is rounded to the grid; ``p`` is therefore evaluated at ``w − 3γ`` with the
+    scales the sampler uses (the tail is increasing in both scales by Anderson's theorem).
+    ``γ`` and the scales are read from the core's plan of the sampler
+    (``privlearn._core.sparse_vector_plan``), not restated.
 
     Parameters
     ----------
@@ -313,7 +326,7 @@ def svt_guarantee(
     w = _nonnegative(threshold, "threshold")
     slack = None if delta_slack is None else _open_unit(delta_slack, "delta_slack")
     rounds, sampler_eps, round_eps, composition, comp_delta, eps = _svt_epsilon(lam, t, m, slack)
-    stab = _stab_delta(w, lam, m)
+    stab = _stab_delta(w, lam, rounds, m)
     budget = _budget_up(Fraction(eps), Fraction(comp_delta) + stab, "threshold", "sparse-vector stage")
     return SVTGuarantee(
         budget=budget,
@@ -352,18 +365,19 @@ def calibrate_noise_scale(epsilon: float, cutoff: float, m: int, delta_slack: fl
     raise AssertionError("calibration did not converge")  # pragma: no cover
 
 
-def calibrate_threshold(noise_scale: float, m: int, stab_delta: float) -> float:
-    """The smallest threshold ``w`` (to a relative ``1e-12``) with ``δ_stab <= stab_delta``."""
-    scale_up = noise_scale * (1.0 + _SCALE_REL) + _SCALE_ABS
+def calibrate_threshold(noise_scale: float, m: int, stab_delta: float, rounds: int) -> float:
+    """The smallest threshold ``w`` (to a relative ``1e-12``) with ``δ_stab <= stab_delta`` for
+    the sparse vector with threshold noise ``Lap(noise_scale)`` over ``rounds`` rounds."""
+    shift, scale_up = _sampler_scales(noise_scale, rounds)
     # p(t) <= (2/3) e^{-t/(2 scale)}: start there and tighten by bisection.
-    hi = 2.0 * scale_up * math.log(max(2.0 * m / (3.0 * stab_delta), 1.0)) + _STAB_SHIFT
-    hi = max(hi, _STAB_SHIFT * 2)
-    while _stab_delta(hi, noise_scale, m) > stab_delta:
+    hi = 2.0 * scale_up * math.log(max(2.0 * m / (3.0 * stab_delta), 1.0)) + shift
+    hi = max(hi, shift * 2)
+    while _stab_delta(hi, noise_scale, rounds, m) > stab_delta:
         hi *= 2.0
     lo = 0.0
     for _ in range(200):
         mid = (lo + hi) / 2
-        if _stab_delta(mid, noise_scale, m) <= stab_delta:
+        if _stab_delta(mid, noise_scale, rounds, m) <= stab_delta:
             hi = mid
         else:
             lo = mid

@@ -103,8 +103,9 @@ class DistanceToInstability:
     ``δ = P(release | dist = 0) <= ½ e^{−ε Γ}`` (ST13's stability argument): the test itself is the
     Laplace mechanism, and the value can differ between neighbours only when ``dist = 0``. The
     noise is exact discrete Laplace on a grid (:func:`privlearn.mechanisms.laplace`), so
-    :attr:`privacy` evaluates the tail at ``Γ − 2γ`` with the scale ``(1 + 2^-19)/ε`` (``γ``
-    the grid step, at most ``2^-20 min(1, 1/ε)``).
+    :attr:`privacy` evaluates the tail at ``Γ − 2γ`` with the noise scale the sampler uses
+    (slightly above ``1/ε``; ``γ`` its grid step, at most ``2^-20 min(1, 1/ε)``), both read
+    from the core's plan of the sampler (``privlearn._core.laplace_plan``).
 
     Parameters
     ----------
@@ -120,14 +121,15 @@ class DistanceToInstability:
         self._privacy = self._guarantee()
 
     def _guarantee(self) -> Budget:
-        grid = 2.0**-20 * min(1.0, 1.0 / self.epsilon)
+        # The grid step and noise scale the exact Laplace sampler uses for this call (the core's
+        # own plan, rounded up; nothing restated here).
+        grid, scale = _core.laplace_plan(1.0, self.epsilon)
         shifted = self.threshold - 2 * grid
         if shifted <= 0.0:
             raise InvalidParameterError(
                 f"threshold: must be > 0 (about ln(1/(2 delta)) / epsilon), got {self.threshold!r}",
                 "threshold",
             )
-        scale = (1.0 + 2.0**-19) / self.epsilon + 2.0**-49
         with decimal.localcontext(_context(50)):
             d = _up((-(Decimal(shifted) / Decimal(scale))).exp() / 2)
         return Budget(self.epsilon, _float_up(d))
@@ -209,7 +211,7 @@ def _plan_svt(
             "noise_scale",
         )
     if threshold is None:
-        w = acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9))
+        w = acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds)
     else:
         w = acc._nonnegative(threshold, "threshold")
     svt = acc.svt_guarantee(lam, cutoff, m, w, delta_slack=slack)
@@ -217,7 +219,7 @@ def _plan_svt(
         raise InvalidParameterError(
             f"threshold: w = {w:.6g} leaves stable releases of probability "
             f"{svt.stable_release_delta:.3g}, above the delta available ({delta:.3g}, {what}); use "
-            f"at least {acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9)):.6g}",
+            f"at least {acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds):.6g}",
             "threshold",
         )
     return lam, w, svt

@@ -80,6 +80,28 @@ impl Ratio {
     pub fn to_f64(self) -> f64 {
         self.num as f64 / self.den as f64
     }
+
+    /// The smallest double `>= (num / den) 2^k`: a noise scale in a grid's value units, rounded
+    /// up (so that a guarantee or an accuracy bound computed from it is on the safe side).
+    /// `k` in `[-1000, 960]` (a [`crate::grid::Grid`] exponent).
+    pub fn times_pow2_up(self, k: i32) -> f64 {
+        let mut f = self.to_f64() * 2f64.powi(k);
+        // Exact check f >= num 2^k / den, i.e. m 2^e den >= num 2^k with f = m 2^e.
+        let at_least = |f: f64| {
+            let (m, e) = decompose(f);
+            let lo = e.min(k);
+            let lhs = (BigUint::from(m) * BigUint::from(self.den)) << (e - lo) as u64;
+            let rhs = BigUint::from(self.num) << (k - lo) as u64;
+            lhs >= rhs
+        };
+        while !at_least(f) {
+            f = f.next_up();
+        }
+        while f > 0.0 && at_least(f.next_down()) {
+            f = f.next_down();
+        }
+        f
+    }
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
@@ -409,6 +431,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn times_pow2_up_is_the_smallest_double_above() {
+        // Exact check: f >= v and next_down(f) < v, v = num/den 2^k, by integer arithmetic.
+        let ge = |f: f64, r: Ratio, k: i32| {
+            let (m, e) = decompose(f);
+            let lo = e.min(k);
+            (BigUint::from(m) * BigUint::from(r.den)) << (e - lo) as u64
+                >= BigUint::from(r.num) << (k - lo) as u64
+        };
+        for &(num, den, k) in &[
+            (1u128, 3u128, 0i32),
+            (10, 7, -20),
+            (4_194_305, 1 << 22, -20),
+            ((1 << 100) - 1, 3, -60),
+            (5, (1 << 100) - 1, 40),
+            (1, 1, -1000),
+        ] {
+            let r = Ratio::new(num, den);
+            let f = r.times_pow2_up(k);
+            assert!(ge(f, r, k), "{num}/{den} 2^{k}: {f} is below");
+            assert!(
+                !ge(f.next_down(), r, k),
+                "{num}/{den} 2^{k}: {f} is not the smallest"
+            );
+        }
+        assert_eq!(Ratio::new(3, 4).times_pow2_up(2), 3.0);
     }
 
     #[test]

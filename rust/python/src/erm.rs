@@ -27,6 +27,25 @@ fn values<T: numpy::Element + Copy>(a: &PyReadonlyArray1<'_, T>) -> Vec<T> {
     a.as_array().to_vec()
 }
 
+/// Per-record integer losses ``round(clip(l, 0, B) / B * 2^frac_bits)`` (NaN counts as ``B``), by
+/// the kernel's ``privlearn_core::erm::Quantizer`` (``int64``).
+#[pyfunction]
+pub fn erm_quantize<'py>(
+    py: Python<'py>,
+    losses: PyReadonlyArray1<'py, f64>,
+    loss_bound: f64,
+    frac_bits: u32,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let quant = Quantizer::new(loss_bound, frac_bits).map_err(to_py)?;
+    // Values are at most 2^40 (MAX_FRAC_BITS).
+    let out: Vec<i64> = losses
+        .as_array()
+        .iter()
+        .map(|&l| quant.quantize(l) as i64)
+        .collect();
+    Ok(out.into_pyarray(py))
+}
+
 /// Quantised total clipped loss of every linear candidate (``int64``); see
 /// ``privlearn_core::erm::risk::linear_risks``.
 #[pyfunction]

@@ -30,7 +30,7 @@ mod _core {
     };
     #[pymodule_export]
     use crate::erm::{
-        erm_linear_risks, erm_mala, erm_sample_threshold, erm_threshold_grid,
+        erm_linear_risks, erm_mala, erm_quantize, erm_sample_threshold, erm_threshold_grid,
         erm_threshold_mistakes, erm_threshold_pieces,
     };
     #[pymodule_export]
@@ -43,12 +43,13 @@ mod _core {
     #[pymodule_export]
     use crate::mechanisms::{
         SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
-        l2_laplace_noise, laplace, permute_and_flip, randomized_response, randomized_response_k,
-        report_noisy_max, stable_argmax,
+        l2_laplace_noise, laplace, laplace_plan, permute_and_flip, randomized_response,
+        randomized_response_k, report_noisy_max, sparse_vector_plan, stable_argmax,
     };
     #[pymodule_export]
     use crate::multi::{
-        multi_learn_points, multi_mistakes, multi_search_parities, multi_stability_histogram,
+        multi_learn_points, multi_mistakes, multi_points_noise_scale, multi_search_parities,
+        multi_stability_histogram,
     };
     #[pymodule_export]
     use crate::prediction::{

@@ -107,6 +107,33 @@ pub fn gaussian_sigma(
     }
 }
 
+/// ``(grid step, noise scale)`` of the exact Laplace mechanism (``laplace(..., numerics="exact")``)
+/// for these parameters: the scale in the value's units, rounded up to a double. The single
+/// source for guarantees computed on top of that sampler.
+#[pyfunction]
+#[pyo3(signature = (sensitivity, epsilon, dim=1))]
+pub fn laplace_plan(sensitivity: f64, epsilon: f64, dim: usize) -> PyResult<(f64, f64)> {
+    if dim == 0 {
+        return Err(invalid("dim", "must be an integer >= 1, got 0"));
+    }
+    let m = Laplace::new(sensitivity, epsilon, dim).map_err(to_py)?;
+    Ok((m.grid().step(), m.scale()))
+}
+
+/// ``(grid step, threshold noise scale, query noise scale)`` of ``SparseVector`` for these
+/// parameters (scales in the value's units, rounded up to doubles). The single source for
+/// guarantees computed on top of that sampler.
+#[pyfunction]
+#[pyo3(signature = (epsilon, sensitivity=1.0, max_positives=1))]
+pub fn sparse_vector_plan(
+    epsilon: f64,
+    sensitivity: f64,
+    max_positives: u64,
+) -> PyResult<(f64, f64, f64)> {
+    let plan = svt::SparseVectorPlan::new(epsilon, sensitivity, max_positives).map_err(to_py)?;
+    Ok((plan.grid.step(), plan.threshold_scale(), plan.query_scale()))
+}
+
 /// Exact discrete Laplace noise added to integers. See ``privlearn.mechanisms.discrete_laplace``.
 #[pyfunction]
 #[pyo3(signature = (value, scale, rng=None))]

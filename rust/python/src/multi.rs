@@ -9,7 +9,7 @@ use numpy::{
 use privlearn_core::multi;
 use pyo3::prelude::*;
 
-use crate::errors::{detach_guarded, invalid};
+use crate::errors::{detach_guarded, invalid, to_py};
 use crate::gf2::{Words, read, write};
 use crate::rng::RngArg;
 
@@ -39,6 +39,15 @@ pub fn multi_search_parities<'py>(
     })?;
     let solution = out.solution.map(|s| write(py, &s)).transpose()?;
     Ok((solution, out.subsamples))
+}
+
+/// The noise scale ``b`` of both halves of ``LearnPoints`` at total ``epsilon`` (``4/epsilon``
+/// rounded up by the sampler), as the smallest double at least it.
+#[pyfunction]
+pub fn multi_points_noise_scale(epsilon: f64) -> PyResult<f64> {
+    Ok(multi::learn_points_noise_scale(epsilon)
+        .map_err(to_py)?
+        .times_pow2_up(0))
 }
 
 /// The stability histogram: ``(released indices, their noisy counts)``, indices increasing.

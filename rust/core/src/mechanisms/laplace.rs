@@ -74,6 +74,12 @@ impl Laplace {
         self.scale
     }
 
+    /// The noise scale in the value's units, `scale_units * 2^k`, rounded up to a double: the
+    /// single source of the scale that accounting built on this sampler may assume.
+    pub fn scale(&self) -> f64 {
+        self.scale.times_pow2_up(self.grid.k())
+    }
+
     /// `values` plus exactly sampled noise (see the module documentation).
     pub fn apply(&self, values: &[f64], rng: &mut Rng) -> Result<Vec<f64>> {
         check_finite(values, "value")?;
@@ -142,6 +148,20 @@ mod tests {
                 let need = (sens / m.grid().step() + dim as f64).floor() / eps;
                 assert!(m.scale_units().to_f64() >= need, "{sens} {eps} {dim}");
             }
+        }
+    }
+
+    #[test]
+    fn scale_in_value_units_is_rounded_up() {
+        for &(sens, eps) in &[(1.0, 1.0), (1.0, 0.37), (2.5, 3.0), (1.0, 1e-9)] {
+            let m = Laplace::new(sens, eps, 1).unwrap();
+            let s = m.scale();
+            let r = m.scale_units();
+            let step = m.grid().step();
+            // s >= num/den * step, and the next double below is not.
+            assert!(s / step * r.den as f64 >= r.num as f64 * (1.0 - 1e-15));
+            assert!(s >= sens / eps);
+            assert!(s <= sens / eps * (1.0 + 2f64.powi(-19)) + step * 2f64.powi(-29));
         }
     }
 

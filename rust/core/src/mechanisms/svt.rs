@@ -21,6 +21,57 @@ use crate::rng::Rng;
 
 use super::ceil_scale;
 
+/// The grid and noise scales of a sparse-vector interaction (no draw): the single source of the
+/// scales that [`SparseVector`] samples with and that accounting built on it may assume.
+#[derive(Clone, Copy, Debug)]
+pub struct SparseVectorPlan {
+    /// The grid queries and threshold are rounded to (`2^k`, `k = floor(log2 Δ) - 20`).
+    pub grid: Grid,
+    /// Threshold noise scale in grid units, `2 Δ_u c / ε` rounded up to a multiple of `2^-30`.
+    pub rho_scale: Ratio,
+    /// Query noise scale in grid units, `4 Δ_u c / ε` rounded up to a multiple of `2^-30`.
+    pub nu_scale: Ratio,
+}
+
+impl SparseVectorPlan {
+    /// The plan for `epsilon`, query `sensitivity` and `max_positives` runs (see the module
+    /// documentation).
+    pub fn new(epsilon: f64, sensitivity: f64, max_positives: u64) -> Result<Self> {
+        check_epsilon(epsilon)?;
+        check_sensitivity(sensitivity)?;
+        if max_positives == 0 {
+            return Err(Error::invalid(
+                "max_positives",
+                "must be an integer >= 1, got 0",
+            ));
+        }
+        if !(1e-250..=1e250).contains(&sensitivity) {
+            return Err(Error::invalid(
+                "sensitivity",
+                format!("must lie in [1e-250, 1e250], got {sensitivity:e}"),
+            ));
+        }
+        let grid = Grid::new(floor_log2(sensitivity) - 20)?;
+        let du = grid.floor_units(sensitivity)? + 1;
+        let c = u128::from(max_positives);
+        Ok(SparseVectorPlan {
+            grid,
+            rho_scale: ceil_scale(2 * du * c, epsilon)?,
+            nu_scale: ceil_scale(4 * du * c, epsilon)?,
+        })
+    }
+
+    /// The threshold noise scale in the value's units, rounded up to a double.
+    pub fn threshold_scale(&self) -> f64 {
+        self.rho_scale.times_pow2_up(self.grid.k())
+    }
+
+    /// The query noise scale in the value's units, rounded up to a double.
+    pub fn query_scale(&self) -> f64 {
+        self.nu_scale.times_pow2_up(self.grid.k())
+    }
+}
+
 /// State of a sparse-vector interaction.
 #[derive(Clone, Debug)]
 pub struct SparseVector {
@@ -51,23 +102,11 @@ impl SparseVector {
                 format!("must be finite, got {threshold}"),
             ));
         }
-        if max_positives == 0 {
-            return Err(Error::invalid(
-                "max_positives",
-                "must be an integer >= 1, got 0",
-            ));
-        }
-        if !(1e-250..=1e250).contains(&sensitivity) {
-            return Err(Error::invalid(
-                "sensitivity",
-                format!("must lie in [1e-250, 1e250], got {sensitivity:e}"),
-            ));
-        }
-        let grid = Grid::new(floor_log2(sensitivity) - 20)?;
-        let du = grid.floor_units(sensitivity)? + 1;
-        let c = u128::from(max_positives);
-        let rho_scale = ceil_scale(2 * du * c, epsilon)?;
-        let nu_scale = ceil_scale(4 * du * c, epsilon)?;
+        let SparseVectorPlan {
+            grid,
+            rho_scale,
+            nu_scale,
+        } = SparseVectorPlan::new(epsilon, sensitivity, max_positives)?;
         let rho = discrete_laplace(rng, rho_scale);
         Ok(SparseVector {
             grid,

@@ -26,7 +26,7 @@ mod points;
 mod score;
 
 pub use parities::{ParitySearch, search_parities};
-pub use points::{PointsOutcome, learn_points, stability_histogram};
+pub use points::{PointsOutcome, learn_points, learn_points_noise_scale, stability_histogram};
 pub use score::mistakes_matrix;
 
 use crate::error::{Error, Result, check_epsilon};

@@ -7,7 +7,7 @@ use crate::expmech::Scores;
 use crate::gf2::Matrix;
 use crate::mechanisms::select::{release_threshold, stable_argmax};
 use crate::mechanisms::{ceil_scale, check_delta_open};
-use crate::noise::discrete_laplace;
+use crate::noise::{Ratio, discrete_laplace};
 use crate::rng::Rng;
 
 /// The stability-based histogram (Bun, Nissim and Stemmer, Proposition 2.20, with exact discrete
@@ -41,7 +41,7 @@ pub fn stability_histogram(
 ) -> Result<Vec<(usize, i64)>> {
     check_epsilon(epsilon)?;
     check_delta_open(delta)?;
-    let scale = ceil_scale(2, epsilon)?;
+    let scale = histogram_scale(epsilon)?;
     let cutoff = 1 + release_threshold(scale, delta);
     let mut out = Vec::new();
     for (i, &c) in counts.iter().enumerate() {
@@ -54,6 +54,21 @@ pub fn stability_histogram(
         }
     }
     Ok(out)
+}
+
+/// The discrete Laplace scale of [`stability_histogram`] at `epsilon`: `2/ε` rounded up to a
+/// multiple of `2^-30`.
+fn histogram_scale(epsilon: f64) -> Result<Ratio> {
+    ceil_scale(2, epsilon)
+}
+
+/// The noise scale `b` of both halves of [`learn_points`] at total `epsilon` (the histogram's
+/// discrete Laplace scale at `ε/2`, which is also the scale of the stable selection of a
+/// sensitivity-1 quality at `ε/2`): `4/ε` rounded up to a multiple of `2^-30`. The single source
+/// of the scale that sample-size bounds for `learn_points` may assume.
+pub fn learn_points_noise_scale(epsilon: f64) -> Result<Ratio> {
+    check_epsilon(epsilon)?;
+    histogram_scale(epsilon / 2.0)
 }
 
 /// The outcome of [`learn_points`].
@@ -206,6 +221,18 @@ pub fn learn_points(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn learn_points_noise_scale_is_four_over_epsilon_rounded_up() {
+        for &eps in &[1.0, 0.3, 2.0, 1e4, 1e-6] {
+            let b = learn_points_noise_scale(eps).unwrap();
+            let v = b.num as f64 / b.den as f64;
+            assert!(v >= 4.0 / eps * (1.0 - 1e-15), "{eps}");
+            assert!(v <= 4.0 / eps * (1.0 + 1e-15) + 2f64.powi(-30), "{eps}");
+            assert!(b.den <= 1 << 30);
+        }
+        assert!(learn_points_noise_scale(0.0).is_err());
+    }
 
     /// Brute force over every choice of a label vector per heavy point (`k` bits each).
     fn brute_force(counts: &[Vec<u64>]) -> (u64, u64) {
