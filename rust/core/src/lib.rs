@@ -42,6 +42,8 @@ pub mod prediction;
 pub mod query_release;
 pub mod rng;
 pub mod tardos;
+#[cfg(test)]
+mod testing;
 pub mod vmath;
 
 pub use error::{Error, Result};

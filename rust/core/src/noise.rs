@@ -372,13 +372,48 @@ pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result
 mod tests {
     use super::*;
 
-    fn dlap_pmf(z: i128, scale: f64) -> f64 {
+    use crate::testing::assert_law_with_power;
+
+    /// Counts of `draws` in the cells `(-inf, -m)`, `-m, ..., m`, `(m, inf)`.
+    fn cell_counts(draws: impl Iterator<Item = i128>, m: i128) -> Vec<u64> {
+        let mut c = vec![0u64; 2 * m as usize + 3];
+        for z in draws {
+            let i = if z < -m {
+                0
+            } else if z > m {
+                c.len() - 1
+            } else {
+                (z + m + 1) as usize
+            };
+            c[i] += 1;
+        }
+        c
+    }
+
+    /// The cell probabilities of a symmetric integer law with unnormalised weights `w(|z|)`
+    /// (summed to `|z| = span`, beyond which the mass is negligible).
+    fn cell_law(m: i128, span: i128, w: impl Fn(i128) -> f64) -> Vec<f64> {
+        let z: f64 = (-span..=span).map(|y| w(y.abs())).sum();
+        let tail: f64 = (m + 1..=span).map(&w).sum::<f64>() / z;
+        let mut p = vec![tail];
+        p.extend((-m..=m).map(|y| w(y.abs()) / z));
+        p.push(tail);
+        p
+    }
+
+    fn dlap_law(m: i128, scale: f64) -> Vec<f64> {
+        // P(Z = z) = (1 - r)/(1 + r) r^|z|, r = e^{-1/scale}; P(Z > m) = r^{m+1}/(1 + r).
         let r = (-1.0 / scale).exp();
-        (1.0 - r) / (1.0 + r) * r.powi(z.unsigned_abs() as i32)
+        let mut p = vec![r.powi(m as i32 + 1) / (1.0 + r)];
+        p.extend((-m..=m).map(|z| (1.0 - r) / (1.0 + r) * r.powi(z.unsigned_abs() as i32)));
+        p.push(p[0]);
+        p
     }
 
     #[test]
     fn discrete_laplace_matches_pmf() {
+        // Chi-square against the exact pmf; power: the same counts reject the laws with the
+        // scale 30% larger and 30% smaller.
         let mut rng = Rng::from_seed(3);
         for &(num, den) in &[
             (1u128, 1u128),
@@ -388,49 +423,43 @@ mod tests {
         ] {
             let scale = num as f64 / den as f64;
             let n = 100_000;
-            let mut counts = std::collections::HashMap::new();
-            for _ in 0..n {
-                *counts
-                    .entry(discrete_laplace(&mut rng, Ratio::new(num, den)))
-                    .or_insert(0usize) += 1;
-            }
-            for z in -3i128..=3 {
-                let p = dlap_pmf(z, scale);
-                let got = *counts.get(&z).unwrap_or(&0) as f64 / n as f64;
-                let sd = (p * (1.0 - p) / n as f64).sqrt();
-                assert!(
-                    (got - p).abs() < 6.0 * sd + 1e-9,
-                    "scale {scale} z {z}: {got} vs {p}"
-                );
-            }
+            let m = (6.0 * scale).ceil() as i128;
+            let counts = cell_counts(
+                (0..n).map(|_| discrete_laplace(&mut rng, Ratio::new(num, den))),
+                m,
+            );
+            assert_law_with_power(
+                &counts,
+                &dlap_law(m, scale),
+                &[&dlap_law(m, scale * 1.3), &dlap_law(m, scale / 1.3)],
+                &format!("discrete Laplace, scale {scale}"),
+            );
         }
     }
 
     #[test]
     fn discrete_gaussian_matches_pmf() {
+        // Chi-square against the exact pmf; power: sigma 30% larger and 30% smaller.
         let mut rng = Rng::from_seed(4);
-        for &(a, b) in &[(1u128, 1u128), (9, 4), (100, 1), (1, 1u128 << 90)] {
+        for &(a, b) in &[(1u128, 1u128), (9, 4), (100, 1), (1_000_003, 1000)] {
             let s2 = a as f64 / b as f64;
-            let norm: f64 = (-200..=200)
-                .map(|z: i32| (-(z * z) as f64 / (2.0 * s2)).exp())
-                .sum();
             let n = 60_000;
-            let mut counts = std::collections::HashMap::new();
-            for _ in 0..n {
-                *counts
-                    .entry(discrete_gaussian(&mut rng, a, b))
-                    .or_insert(0usize) += 1;
-            }
-            for z in -2i128..=2 {
-                let p = (-((z * z) as f64) / (2.0 * s2)).exp() / norm;
-                let got = *counts.get(&z).unwrap_or(&0) as f64 / n as f64;
-                let sd = (p * (1.0 - p) / n as f64).sqrt();
-                assert!(
-                    (got - p).abs() < 6.0 * sd + 1e-9,
-                    "s2 {s2} z {z}: {got} vs {p}"
-                );
-            }
+            let m = (4.0 * s2.sqrt()).ceil() as i128;
+            let span = (40.0 * s2.sqrt()).ceil() as i128 + 40;
+            let law = |f: f64| {
+                let v = s2 * f * f;
+                cell_law(m, span, move |y| (-((y * y) as f64) / (2.0 * v)).exp())
+            };
+            let counts = cell_counts((0..n).map(|_| discrete_gaussian(&mut rng, a, b)), m);
+            assert_law_with_power(
+                &counts,
+                &law(1.0),
+                &[&law(1.3), &law(1.0 / 1.3)],
+                &format!("discrete Gaussian, sigma^2 {s2}"),
+            );
         }
+        // A vanishing variance is a point mass at 0 (no wrong law to tell apart).
+        assert!((0..1000).all(|_| discrete_gaussian(&mut rng, 1, 1u128 << 90) == 0));
     }
 
     #[test]

@@ -589,6 +589,7 @@ fn nth_in_group(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::assert_law_with_power;
 
     fn rate_value(r: Rate) -> f64 {
         r.m as f64 / 2f64.powi(r.t as i32)
@@ -698,16 +699,81 @@ mod tests {
         assert!((800..1200).contains(&ones));
     }
 
+    /// `P(i) ∝ w_i exp(ε s_i / (2Δ))`, the exponential mechanism's law (McSherry and Talwar
+    /// 2007; Dwork and Roth, Definition 3.4), written out independently of the sampler.
+    fn em_law(scores: &[f64], weights: &[f64], eps: f64, sens: f64) -> Vec<f64> {
+        let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let w: Vec<f64> = scores
+            .iter()
+            .zip(weights)
+            .map(|(&s, &w)| w * (eps * (s - top) / (2.0 * sens)).exp())
+            .collect();
+        let z: f64 = w.iter().sum();
+        w.iter().map(|v| v / z).collect()
+    }
+
+    fn histogram(draws: impl IntoIterator<Item = usize>, n: usize) -> Vec<u64> {
+        let mut c = vec![0u64; n];
+        for i in draws {
+            c[i] += 1;
+        }
+        c
+    }
+
+    #[test]
+    fn exact_sampler_follows_its_law() {
+        // Integer and real scores, single and batched draws; power: the same counts reject the
+        // laws at epsilon halved and at epsilon 1.3 times larger.
+        let mut rng = Rng::from_seed(31);
+        let n = 50_000;
+        let ints = [0i64, -1, 3, 2, -5, 3];
+        let as_f: Vec<f64> = ints.iter().map(|&v| v as f64).collect();
+        let ones = vec![1.0; ints.len()];
+        let (eps, sens) = (1.3, 1.0);
+        let batched = sample_i64(&ints, eps, sens, n, &mut rng).unwrap();
+        let single: Vec<usize> = (0..n)
+            .map(|_| sample_i64(&ints, eps, sens, 1, &mut rng).unwrap()[0])
+            .collect();
+        for (what, draws) in [("batched", batched), ("single", single)] {
+            assert_law_with_power(
+                &histogram(draws, ints.len()),
+                &em_law(&as_f, &ones, eps, sens),
+                &[
+                    &em_law(&as_f, &ones, eps / 2.0, sens),
+                    &em_law(&as_f, &ones, eps * 1.3, sens),
+                ],
+                &format!("exact EM, integer scores, {what}"),
+            );
+        }
+        let reals = [0.25, -1.5, 2.0, 1.75, 0.0];
+        let ones = vec![1.0; reals.len()];
+        let (eps, sens) = (0.9, 1.5);
+        let draws = sample_f64(&reals, eps, sens, n, &mut rng).unwrap();
+        assert_law_with_power(
+            &histogram(draws, reals.len()),
+            &em_law(&reals, &ones, eps, sens),
+            &[
+                &em_law(&reals, &ones, eps / 2.0, sens),
+                &em_law(&reals, &ones, eps * 1.3, sens),
+            ],
+            "exact EM, real scores",
+        );
+    }
+
     #[test]
     fn tiny_rate_is_uniform() {
+        // A rate below the sampler's precision is uniform; power: the same counts reject the
+        // law at epsilon = 0.05 (where the scores 0, 10, 20 are visible).
         let mut rng = Rng::from_seed(4);
-        let mut counts = [0usize; 3];
-        for _ in 0..3000 {
-            counts[sample_i64(&[0, 10, 20], 1e-300, 1.0, 1, &mut rng).unwrap()[0]] += 1;
-        }
-        assert!(
-            counts.iter().all(|&c| (850..1150).contains(&c)),
-            "{counts:?}"
+        let scores = [0.0, 10.0, 20.0];
+        let ones = [1.0; 3];
+        let draws =
+            (0..3000).map(|_| sample_i64(&[0, 10, 20], 1e-300, 1.0, 1, &mut rng).unwrap()[0]);
+        assert_law_with_power(
+            &histogram(draws, 3),
+            &[1.0 / 3.0; 3],
+            &[&em_law(&scores, &ones, 0.05, 1.0)],
+            "tiny rate",
         );
     }
 
@@ -724,17 +790,24 @@ mod tests {
         let total: f64 = probs.iter().sum();
         let mut rng = Rng::from_seed(21);
         let draws = 40_000;
-        let mut counts = [0usize; 5];
-        for _ in 0..draws {
-            counts[sample_i64_weighted(&scores, &weights, 2.0, 1.0, &mut rng).unwrap()] += 1;
-        }
+        let counts = histogram(
+            (0..draws).map(|_| sample_i64_weighted(&scores, &weights, 2.0, 1.0, &mut rng).unwrap()),
+            5,
+        );
         assert_eq!(counts[2], 0, "weight 0 is never chosen");
-        for i in 0..5 {
-            let p = probs[i] / total;
-            let sd = (draws as f64 * p * (1.0 - p)).sqrt();
-            let diff = (counts[i] as f64 - draws as f64 * p).abs();
-            assert!(diff <= 6.0 * sd + 1.0, "{i}: {counts:?} vs {p}");
+        let s: Vec<f64> = scores.iter().map(|&v| v as f64).collect();
+        let w: Vec<f64> = weights.iter().map(|&v| v as f64).collect();
+        let law = em_law(&s, &w, 2.0, 1.0);
+        for (p, q) in law.iter().zip(&probs) {
+            assert!((p - q / total).abs() < 1e-12);
         }
+        // Power: epsilon halved, and epsilon 1.3 times larger.
+        assert_law_with_power(
+            &counts,
+            &law,
+            &[&em_law(&s, &w, 1.0, 1.0), &em_law(&s, &w, 2.6, 1.0)],
+            "weighted exact EM",
+        );
         // Huge weights (a fine grid) and a clamp far below the best.
         let w = [1u64 << 62, 1, 3];
         let s = [0i64, 10, -100_000];
@@ -761,16 +834,29 @@ mod tests {
     }
 
     #[test]
-    fn parallel_path_matches_sequential_histogram() {
+    fn parallel_path_follows_its_law() {
+        // Above PAR_MIN candidates the groups are computed in parallel. 50 score classes
+        // s = 0, -1, ..., -49 of equal size: at epsilon 2, P(class d) ∝ e^{-d}. Power: the same
+        // counts reject the law at epsilon halved.
         let n = PAR_MIN + 1000;
         let scores: Vec<i64> = (0..n as i64).map(|i| -(i % 50)).collect();
+        let class_law = |eps: f64| {
+            let s: Vec<f64> = (0..50).map(|d| -(d as f64)).collect();
+            em_law(&s, &[1.0; 50], eps, 1.0)
+        };
         let mut rng = Rng::from_seed(9);
-        let mut zeros = 0;
-        for _ in 0..400 {
-            let i = sample_i64(&scores, 2.0, 1.0, 1, &mut rng).unwrap()[0];
-            zeros += usize::from(scores[i] == 0);
+        let single: Vec<usize> = (0..400)
+            .map(|_| sample_i64(&scores, 2.0, 1.0, 1, &mut rng).unwrap()[0])
+            .collect();
+        let batched = sample_i64(&scores, 2.0, 1.0, 4000, &mut rng).unwrap();
+        for (what, draws) in [("single", single), ("batched", batched)] {
+            let classes = draws.into_iter().map(|i| (-scores[i]) as usize);
+            assert_law_with_power(
+                &histogram(classes, 50),
+                &class_law(2.0),
+                &[&class_law(1.0)],
+                &format!("parallel exact EM, {what}"),
+            );
         }
-        // P(score 0) = 1 / sum_{d<50} e^-d = 1 - 1/e ~ 0.632.
-        assert!((200..300).contains(&zeros), "{zeros}");
     }
 }

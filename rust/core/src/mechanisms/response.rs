@@ -79,19 +79,50 @@ pub fn randomized_response(bits: &[bool], epsilon: f64, rng: &mut Rng) -> Result
 mod tests {
     use super::*;
 
+    use crate::testing::assert_law_with_power;
+
+    /// The k-ary law for true value `t`: `e^ε / (e^ε + k - 1)` on `t`, `1 / (e^ε + k - 1)` on
+    /// each other value (Dwork and Roth, Section 3.2; generalised randomized response).
+    fn law(k: u64, t: u64, eps: f64) -> Vec<f64> {
+        let z = eps.exp() + (k - 1) as f64;
+        (0..k)
+            .map(|v| if v == t { eps.exp() / z } else { 1.0 / z })
+            .collect()
+    }
+
     #[test]
     fn truth_probabilities() {
+        // Chi-square over the k reported values; power: the same counts reject the laws at
+        // epsilon halved and epsilon 1.3 times larger.
         let mut rng = Rng::from_seed(1);
         let n = 100_000;
-        for &(k, eps) in &[(2u64, 1.0f64), (5, 0.5), (3, 3.0)] {
-            let out = randomized_response_k(&vec![1; n], k, eps, &mut rng).unwrap();
-            let truth = out.iter().filter(|&&v| v == 1).count() as f64 / n as f64;
-            let p = eps.exp() / (eps.exp() + (k - 1) as f64);
-            assert!(
-                (truth - p).abs() < 6.0 * (p * (1.0 - p) / n as f64).sqrt(),
-                "k {k}: {truth} vs {p}"
+        for &(k, t, eps) in &[(2u64, 1u64, 1.0f64), (5, 3, 0.5), (3, 0, 3.0), (7, 6, 1.7)] {
+            let out = randomized_response_k(&vec![t; n], k, eps, &mut rng).unwrap();
+            let mut counts = vec![0u64; k as usize];
+            for v in out {
+                counts[v as usize] += 1;
+            }
+            assert_law_with_power(
+                &counts,
+                &law(k, t, eps),
+                &[&law(k, t, eps / 2.0), &law(k, t, eps * 1.3)],
+                &format!("k-ary randomized response k={k} eps={eps}"),
             );
         }
+        // The binary mechanism: truth with probability e^eps / (1 + e^eps).
+        let bits: Vec<bool> = (0..n).map(|i| i % 3 == 0).collect();
+        let out = randomized_response(&bits, 0.8, &mut rng).unwrap();
+        let kept = bits.iter().zip(&out).filter(|(a, b)| a == b).count() as u64;
+        let keep = |e: f64| {
+            let p = e.exp() / (1.0 + e.exp());
+            vec![p, 1.0 - p]
+        };
+        assert_law_with_power(
+            &[kept, n as u64 - kept],
+            &keep(0.8),
+            &[&keep(0.4), &keep(0.8 * 1.3)],
+            "binary randomized response",
+        );
         assert!(randomized_response_k(&[3], 3, 1.0, &mut rng).is_err());
         assert!(randomized_response_k(&[0], 1, 1.0, &mut rng).is_err());
         let (num, den) = epsilon_ratio(1.5);

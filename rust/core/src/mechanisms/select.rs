@@ -229,43 +229,126 @@ fn argmax_first(values: impl Iterator<Item = f64>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::assert_law_with_power;
 
     #[test]
     fn permute_and_flip_law_on_three_candidates() {
-        // Exact PF law by enumerating the 6 orders, with acceptance p_i = exp(eps (s_i - max)/2).
         let s = [0.0f64, 1.0, 2.0];
         let eps = 1.5;
-        let p: Vec<f64> = s.iter().map(|v| (eps * (v - 2.0) / 2.0).exp()).collect();
-        let mut law = [0.0f64; 3];
-        let orders = [
+        let mut rng = Rng::from_seed(4);
+        let n = 100_000;
+        let mut counts = vec![0u64; 3];
+        for _ in 0..n {
+            counts[permute_and_flip(Scores::Real(&s), eps, 1.0, &mut rng).unwrap()] += 1;
+        }
+        // Power: the same counts reject the law at epsilon halved and 1.3 times larger.
+        assert_law_with_power(
+            &counts,
+            &pf_law(&s, eps),
+            &[&pf_law(&s, eps / 2.0), &pf_law(&s, eps * 1.3)],
+            "permute-and-flip",
+        );
+        // Exponential noise is permute-and-flip (Ding et al. 2021): the same law.
+        let mut counts = vec![0u64; 3];
+        for _ in 0..n {
+            let i = report_noisy_max(
+                Scores::Real(&s),
+                eps,
+                1.0,
+                NoisyMaxNoise::Exponential,
+                &mut rng,
+            )
+            .unwrap();
+            counts[i] += 1;
+        }
+        assert_law_with_power(
+            &counts,
+            &pf_law(&s, eps),
+            &[&pf_law(&s, eps / 2.0), &pf_law(&s, eps * 1.3)],
+            "noisy max, exponential noise",
+        );
+    }
+
+    /// Permute-and-flip's law by enumerating every order of three candidates (McKenna and
+    /// Sheldon 2020): candidate `i` is accepted with probability `exp(ε (s_i - max) / 2)`.
+    fn pf_law(s: &[f64; 3], eps: f64) -> Vec<f64> {
+        let top = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let p: Vec<f64> = s.iter().map(|v| (eps * (v - top) / 2.0).exp()).collect();
+        let mut law = vec![0.0f64; 3];
+        for o in [
             [0, 1, 2],
             [0, 2, 1],
             [1, 0, 2],
             [1, 2, 0],
             [2, 0, 1],
             [2, 1, 0],
-        ];
-        for o in orders {
+        ] {
             let mut reach = 1.0 / 6.0;
             for &i in &o {
                 law[i] += reach * p[i];
                 reach *= 1.0 - p[i];
             }
         }
-        let mut rng = Rng::from_seed(4);
-        let n = 100_000;
-        let mut counts = [0usize; 3];
-        for _ in 0..n {
-            counts[permute_and_flip(Scores::Real(&s), eps, 1.0, &mut rng).unwrap()] += 1;
+        law
+    }
+
+    #[test]
+    fn gumbel_noisy_max_is_the_exponential_mechanism() {
+        // P(i) ∝ exp(ε s_i / (2Δ)); power: epsilon halved and 1.3 times larger.
+        let s = [0.0f64, 1.0, 2.5, -1.0];
+        let (eps, sens) = (1.2, 1.5);
+        let law = |e: f64| {
+            let w: Vec<f64> = s.iter().map(|v| (e * v / (2.0 * sens)).exp()).collect();
+            let z: f64 = w.iter().sum();
+            w.iter().map(|v| v / z).collect::<Vec<f64>>()
+        };
+        let mut rng = Rng::from_seed(7);
+        let mut counts = vec![0u64; 4];
+        for _ in 0..60_000 {
+            let i = report_noisy_max(Scores::Real(&s), eps, sens, NoisyMaxNoise::Gumbel, &mut rng)
+                .unwrap();
+            counts[i] += 1;
         }
-        for i in 0..3 {
-            let f = counts[i] as f64 / n as f64;
-            assert!(
-                (f - law[i]).abs() < 6.0 * (law[i] * (1.0 - law[i]) / n as f64).sqrt(),
-                "{i}: {f} vs {}",
-                law[i]
-            );
+        assert_law_with_power(
+            &counts,
+            &law(eps),
+            &[&law(eps / 2.0), &law(eps * 1.3)],
+            "noisy max, Gumbel noise",
+        );
+    }
+
+    #[test]
+    fn laplace_noisy_max_law_on_two_candidates() {
+        // With noise b L_i (b = 2Δ/ε), candidate 1 wins iff L_0 - L_1 < a = (s_1 - s_0)/b; the
+        // difference of two standard Laplace variables has P(D >= a) = (2 + a) e^{-a} / 4 for
+        // a >= 0. Power: epsilon halved and 1.3 times larger.
+        let s = [0.0f64, 1.0];
+        let sens = 1.0;
+        let law = |e: f64| {
+            let a = (s[1] - s[0]) / (2.0 * sens / e);
+            let lose = (2.0 + a) * (-a).exp() / 4.0;
+            vec![lose, 1.0 - lose]
+        };
+        let eps = 1.0;
+        let mut rng = Rng::from_seed(8);
+        let mut counts = vec![0u64; 2];
+        for _ in 0..60_000 {
+            let i = report_noisy_max(
+                Scores::Real(&s),
+                eps,
+                sens,
+                NoisyMaxNoise::Laplace,
+                &mut rng,
+            )
+            .unwrap();
+            counts[i] += 1;
         }
+        assert_law_with_power(
+            &counts,
+            &law(eps),
+            &[&law(eps / 2.0), &law(eps * 1.3)],
+            "noisy max, Laplace noise",
+        );
     }
 
     #[test]
