@@ -462,5 +462,9 @@ mod tests {
         let var = out.iter().map(|x| x * x).sum::<f64>() / n as f64;
         let sd = var.sqrt();
         assert!((sd / g.sigma() - 1.0).abs() < 0.02, "{sd} vs {}", g.sigma());
+        // Power: the same statistic and tolerance reject sigma 30% off either way.
+        for wrong in [g.sigma() * 1.3, g.sigma() / 1.3] {
+            assert!((sd / wrong - 1.0).abs() >= 0.02, "{sd} vs {wrong}");
+        }
     }
 }

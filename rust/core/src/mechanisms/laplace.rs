@@ -173,9 +173,17 @@ mod tests {
         let draws = m.apply(&vec![3.0; n], &mut rng).unwrap();
         let mean_abs = draws.iter().map(|d| (d - 3.0).abs()).sum::<f64>() / n as f64;
         assert!((mean_abs - 2.0).abs() < 0.03, "{mean_abs}");
+        // Power: the same statistic and tolerance reject a scale 30% off either way.
+        for wrong in [2.0 * 1.3, 2.0 / 1.3] {
+            assert!((mean_abs - wrong).abs() >= 0.03, "{mean_abs} vs {wrong}");
+        }
         let above = draws.iter().filter(|&&d| d - 3.0 > 2.0).count() as f64 / n as f64;
         let p = 0.5 * (-1.0f64).exp();
         assert!((above - p).abs() < 6.0 * (p * (1.0 - p) / n as f64).sqrt());
+        for b in [2.0 * 1.3, 2.0 / 1.3] {
+            let q = 0.5 * (-2.0f64 / b).exp();
+            assert!((above - q).abs() >= 6.0 * (q * (1.0 - q) / n as f64).sqrt());
+        }
         assert!(m.apply(&[f64::NAN], &mut rng).is_err());
     }
 }
