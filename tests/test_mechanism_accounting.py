@@ -62,3 +62,26 @@ def test_spends_compose_until_the_total_is_used():
     with pytest.raises(BudgetExceededError):
         M.laplace(0.0, 1.0, 0.1, accountant=acct)
     assert len(acct.ledger) == 10
+
+
+LABELS = {
+    "exponential": "exponential mechanism",
+    "exponential x3": "exponential mechanism",
+    "laplace": "laplace",
+    "gaussian": "gaussian",
+    "rr": "randomized response",
+    "krr": "k-ary randomized response",
+    "rnm": "report-noisy-max",
+    "pf": "permute-and-flip",
+    "stable": "stable argmax",
+    "svt": "sparse vector",
+}
+
+
+@pytest.mark.parametrize("name,call,cost", CALLS, ids=[c[0] for c in CALLS])
+def test_ledger_names_the_mechanism(name, call, cost):
+    # The ledger is the user's record of what the budget was spent on: one "spend" entry per
+    # release, labelled with the mechanism's name.
+    acct = Accountant(Budget(2.0, 1e-5))
+    call(acct, Generator(3))
+    assert [(e.label, e.kind) for e in acct.ledger] == [(LABELS[name], "spend")]

@@ -388,3 +388,93 @@ def test_bad_input_names_the_parameter_and_draws_nothing(param, call):
         call(g)
     assert err.value.parameter == param, str(err.value)
     assert g.random_raw() == Generator(21).random_raw()
+
+
+# --------------------------------------------------------------------------------------------
+# The caller's randomness is used (mutation-testing survivors, issue 16)
+# --------------------------------------------------------------------------------------------
+
+ZEROS = np.zeros(64, dtype=np.int64)
+
+# Each entry: one call of a public sampler with ``rng``; its output is random enough that two
+# independent calls agree with probability far below 1e-9 (64+ draws of non-degenerate noise).
+SEEDED = [
+    ("exponential", lambda rng: M.exponential(np.zeros(4), 1.0, size=64, rng=rng)),
+    ("laplace", lambda rng: M.laplace(np.zeros(64), 1.0, 1.0, rng=rng)),
+    ("gaussian", lambda rng: M.gaussian(np.zeros(64), 1.0, 1.0, 1e-5, rng=rng)),
+    ("discrete_laplace", lambda rng: M.discrete_laplace(ZEROS, 3.0, rng=rng)),
+    ("discrete_gaussian", lambda rng: M.discrete_gaussian(ZEROS, 3.0, rng=rng)),
+    ("randomized_response", lambda rng: M.randomized_response(np.ones(256, dtype=bool), 0.5, rng=rng)),
+    ("randomized_response_k", lambda rng: M.randomized_response_k(np.zeros(256, dtype=np.int64), 4, 0.5, rng=rng)),
+    ("l2_laplace_noise", lambda rng: M.l2_laplace_noise(3, 1.0, size=32, rng=rng)),
+    ("sparse_vector", lambda rng: M.SparseVector(0.0, 1.0, max_positives=256, rng=rng).query_many(np.zeros(128))),
+]
+
+# Samplers releasing one index: 64 calls on one Generator (flat scores: uniform choices).
+SEEDED_SCALAR = [
+    ("report_noisy_max", lambda g: M.report_noisy_max(np.zeros(4), 1.0, rng=g)),
+    ("report_noisy_max laplace", lambda g: M.report_noisy_max(np.zeros(4), 1.0, noise="laplace", rng=g)),
+    ("permute_and_flip", lambda g: M.permute_and_flip(np.zeros(4), 1.0, rng=g)),
+    ("exponential scalar", lambda g: M.exponential(np.zeros(4), 1.0, rng=g)),
+    # gap 8 at epsilon 1, delta 0.1: released about half of the time
+    ("stable_argmax", lambda g: M.stable_argmax([0, 8], 1.0, 0.1, rng=g)),
+]
+
+
+@pytest.mark.parametrize("name,draw", SEEDED, ids=[s[0] for s in SEEDED])
+def test_the_callers_seed_and_generator_are_used(name, draw):
+    # A seed makes the draws reproducible (privlearn.random): same seed, same output; another
+    # seed, other output. A Generator is advanced by the call.
+    first = np.asarray(draw(7))
+    np.testing.assert_array_equal(first, np.asarray(draw(7)))
+    assert not np.array_equal(first, np.asarray(draw(8)))
+    g = Generator(11)
+    a, b = np.asarray(draw(g)), np.asarray(draw(g))
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(a, np.asarray(draw(Generator(11))))
+
+
+@pytest.mark.parametrize("name,draw", SEEDED_SCALAR, ids=[s[0] for s in SEEDED_SCALAR])
+def test_the_callers_generator_is_used_by_index_samplers(name, draw):
+    def run(seed):
+        g = Generator(seed)
+        return [draw(g) for _ in range(64)]
+
+    first = run(7)
+    assert first == run(7)
+    assert first != run(8)
+    assert len(set(first)) > 1
+
+
+# --------------------------------------------------------------------------------------------
+# k-ary randomized response with k = 2 (mutation-testing survivor, issue 16)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.5])
+def test_k_randomized_response_with_two_values_is_binary_randomized_response(eps):
+    # Kairouz, Bonawitz and Ramage 2016 (k-RR) at k = 2: keep with probability
+    # e^eps / (e^eps + 1), Warner's binary randomized response. k = 2 is the documented minimum.
+    values = np.tile(np.array([0, 1], dtype=np.int64), N // 2)
+    out = M.randomized_response_k(values, 2, eps, rng=12)
+    assert out.shape == values.shape and set(np.unique(out)) <= {0, 1}
+    kept = int(np.sum(out == values))
+    counts = [kept, N - kept]
+
+    def law(e):
+        p = math.exp(e) / (math.exp(e) + 1)
+        return [p, 1 - p]
+
+    assert_fits(counts, law(eps), f"krr k=2 eps={eps}")
+    for f in OFF:
+        assert_rejects(counts, law(f * eps), f"krr k=2 eps={eps} x{f}")
+
+
+@pytest.mark.parametrize("k", [1, 0, -1])
+def test_k_randomized_response_needs_two_values(k):
+    g = Generator(5)
+    with pytest.raises(InvalidParameterError) as err:
+        M.randomized_response_k([0, 0], k, 1.0, rng=g)
+    assert err.value.parameter == "k"
+    assert str(err.value).startswith("k: must be an integer >= 2")
+    assert g.random_raw() == Generator(5).random_raw()
