@@ -1050,6 +1050,26 @@ def test_amplify_any_by_subsampling_refuses_non_whole_samples(rate, n, parameter
     with pytest.raises(InvalidParameterError) as info:
         accounting.amplify_any_by_subsampling(rate, n=n)
     assert info.value.parameter == parameter
+    assert str(info.value).startswith(parameter + ": ")
+    if parameter == "rate":
+        assert "whole sample size" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "rate, fragment",
+    [
+        ("0.5", "in (0, 1]"),
+        (True, "in (0, 1]"),
+        (None, "in (0, 1]"),
+        (Fraction(1, 3), "exactly representable"),  # rounding it would under-report delta
+    ],
+)
+def test_amplify_any_by_subsampling_refuses_non_float_rates(rate, fragment):
+    with pytest.raises(InvalidParameterError) as info:
+        accounting.amplify_any_by_subsampling(rate)
+    assert info.value.parameter == "rate"
+    assert str(info.value).startswith("rate: ")
+    assert fragment in str(info.value)
 
 
 @pytest.mark.parametrize("rate", [0.0, -0.0, -0.5, 1.5, 2.0, math.inf, -math.inf, math.nan])
