@@ -234,3 +234,25 @@ def test_gibbs_diagnostics_are_private_state():
     est = ApproximateGibbsERM("logistic", 1.0, radius=1.0, loss_bound=2.0, steps=20, warmup=10, rng=0).fit(X, y)
     assert not hasattr(est, "diagnostics_")
     assert set(est._diagnostics) >= {"acceptance", "r_hat", "step", "mean_objective"}
+
+
+def test_mechanism_refusals_carry_no_private_value():
+    # An out-of-domain value is refused (a dataset outside the declared domain is not an
+    # input), but the message names the domain, never the value: two different offending
+    # values give the same message, and neither value appears in it.
+    from privlearn.mechanisms import SparseVector, randomized_response_k
+
+    messages = set()
+    for bad in (SECRET, -SECRET):
+        with pytest.raises(InvalidParameterError) as err:
+            randomized_response_k([0, 1, bad], 3, 1.0, rng=0)
+        messages.add(str(err.value))
+    assert len(messages) == 1 and str(SECRET) not in messages.pop()
+
+    messages = set()
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        sv = SparseVector(0.0, 1.0, max_positives=1, rng=0)
+        with pytest.raises(InvalidParameterError) as err:
+            sv.query(bad)
+        messages.add(str(err.value))
+    assert len(messages) == 1  # NaN, +inf and -inf are told apart by nothing in the message

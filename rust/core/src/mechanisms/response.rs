@@ -46,10 +46,11 @@ pub fn randomized_response_k(
             format!("must be an integer >= 2, got {k}"),
         ));
     }
-    if let Some(bad) = values.iter().find(|&&v| v >= k) {
+    // The values are private: the refusal names the declared domain, never an offending value.
+    if values.iter().any(|&v| v >= k) {
         return Err(Error::invalid(
             "values",
-            format!("must lie in 0..k = 0..{k}, got {bad}"),
+            format!("must lie in 0..k = 0..{k} (the declared domain)"),
         ));
     }
     let (num, den) = epsilon_ratio(epsilon);

@@ -129,9 +129,10 @@ impl SparseVector {
             )));
         }
         if !value.is_finite() {
+            // The query value is private: the message carries no value.
             return Err(Error::invalid(
                 "value",
-                format!("must be finite, got {value}"),
+                "must be finite (no NaN or infinity)",
             ));
         }
         let nu = discrete_laplace(rng, self.nu_scale);
