@@ -3,6 +3,9 @@ releases something, and refuses an overspend before anything is drawn."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import pytest
 
 from privlearn import BudgetExceededError, InvalidParameterError
@@ -85,3 +88,20 @@ def test_ledger_names_the_mechanism(name, call, cost):
     acct = Accountant(Budget(2.0, 1e-5))
     call(acct, Generator(3))
     assert [(e.label, e.kind) for e in acct.ledger] == [(LABELS[name], "spend")]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 7])
+def test_exponential_draws_charge_their_exact_composition(size):
+    # `size` draws are `size` separate epsilon-DP releases: basic composition (Dwork and Roth,
+    # Theorem 3.16) charges size * epsilon, the exact product rounded up to a float (the
+    # exponential() docstring). Every count matters, including 2.
+    eps = 0.7
+    exact = size * Fraction(eps)
+    want = float(exact)
+    if Fraction(want) < exact:
+        want = math.nextafter(want, math.inf)
+    acct = Accountant(Budget(10.0))
+    out = M.exponential([0.0, 1.0, 2.0], eps, size=size, rng=Generator(4), accountant=acct)
+    assert out.shape == (size,)
+    assert acct.spent == Budget(want)
+    assert [e.budget for e in acct.ledger] == [Budget(want)]
