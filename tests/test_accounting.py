@@ -1169,3 +1169,52 @@ def test_vacuous_arithmetic_errors_quote_the_exact_value():
     with pytest.raises(InvalidParameterError) as info:
         _ = Budget(0.1) * 3**700
     assert str(info.value).endswith(f"does not fit in a float (it is about {quoted})")
+
+
+def test_spend_slack_is_exactly_a_relative_two_to_the_minus_40():
+    # The Accountant docstring: spends are accepted when they exceed the total by at most a
+    # relative 2**-40 (to absorb decimal inputs such as ten spends of 0.1), and no more.
+    total = Budget(1.0, 2.0**-20)
+    at_eps = Budget(1.0 + 2.0**-40)
+    over_eps = Budget(1.0 + 2.0**-40 + 2.0**-52)
+    at_delta = Budget(0.0, 2.0**-20 + 2.0**-60)
+    over_delta = Budget(0.0, 2.0**-20 + 2.0**-60 + 2.0**-72)
+    for fits, over in ((at_eps, over_eps), (at_delta, over_delta)):
+        with pytest.raises(BudgetExceededError, match="relative 1e-9"):
+            Accountant(total).spend(over, "just over the slack")
+        acct = Accountant(total)
+        acct.spend(fits, "at the slack")
+        assert acct.spent == fits  # the exact, slightly larger, sum is reported
+        left = total.delta if fits is at_eps else 0.0
+        assert acct.remaining == Budget(1.0 - fits.epsilon if fits is at_delta else 0.0, left)
+    # A budget split as total / 2 fits without using the slack; the slack is not cumulative.
+    acct = Accountant(total)
+    acct.spend(Budget(0.5 + 2.0**-40), "half and a hair")
+    acct.spend(Budget(0.5), "half")
+    with pytest.raises(BudgetExceededError):
+        acct.spend(Budget(2.0**-52), "one ulp more")
+
+
+def test_overspend_hint_only_for_overshoots_below_a_relative_1e9():
+    # The refusal suggests `budget / k` only when the spend misses by less than a relative 1e-9
+    # in both epsilon and delta (the typical float-rounding overshoot of a hand-made split).
+    hint = "over by less than a relative 1e-9"
+    total = Budget(1.0, 2.0**-20)
+
+    def message(spend, acct_total=total):
+        with pytest.raises(BudgetExceededError) as info:
+            Accountant(acct_total).spend(spend, "x")
+        return str(info.value)
+
+    assert hint in message(Budget(1.0 + 5e-10))  # epsilon 5e-10 over, delta within
+    assert hint in message(Budget(0.0, 2.0**-20 * (1 + 5e-10)))  # delta 5e-10 over
+    assert hint in message(Budget(1.0 + 5e-10, 2.0**-20 * (1 + 5e-10)))
+    assert hint not in message(Budget(1.0 + 2e-9))
+    assert hint not in message(Budget(0.0, 2.0**-20 * (1 + 2e-9)))
+    assert hint not in message(Budget(1.0 + 5e-10, 2.0**-19))  # delta far over
+    assert hint not in message(Budget(2.0, 2.0**-20 * (1 + 5e-10)))  # epsilon far over
+    assert hint not in message(Budget(1.5))
+    # Against a zero total, any overshoot is infinitely large relatively: no hint, even for the
+    # smallest positive float.
+    assert hint not in message(Budget(0.0, 5e-324), Budget(1.0))
+    assert hint not in message(Budget(5e-324), Budget(0.0, 1e-6))
