@@ -1058,9 +1058,9 @@ def test_amplify_any_by_subsampling_refuses_non_whole_samples(rate, n, parameter
 @pytest.mark.parametrize(
     "rate, fragment",
     [
-        ("0.5", "in (0, 1]"),
-        (True, "in (0, 1]"),
-        (None, "in (0, 1]"),
+        ("0.5", "in (0, 1)"),
+        (True, "in (0, 1)"),
+        (None, "in (0, 1)"),
         (Fraction(1, 3), "exactly representable"),  # rounding it would under-report delta
     ],
 )
@@ -1084,8 +1084,12 @@ def test_amplify_any_by_subsampling_rate_outside_unit_interval(rate):
 def test_amplify_any_by_subsampling_of_everything_is_vacuous():
     # rate = 1 (the whole dataset) would be (0, 1)-DP, no guarantee at all: refused.
     for n in (None, 1, 4):
-        with pytest.raises(InvalidParameterError):
+        with pytest.raises(InvalidParameterError) as info:
             accounting.amplify_any_by_subsampling(1.0, n=n)
+        assert info.value.parameter == "rate"  # not a Budget error naming delta
+    with pytest.raises(InvalidParameterError) as info:  # rounds to m = n
+        accounting.amplify_any_by_subsampling(1.0 - 1e-12, n=4)
+    assert info.value.parameter == "rate"
     assert accounting.amplify_any_by_subsampling(0.75, n=4) == Budget(0.0, 0.75)
 
 

@@ -1238,7 +1238,8 @@ def amplify_any_by_subsampling(rate: float, *, n: Optional[int] = None) -> Budge
     Parameters
     ----------
     rate : float
-        ``m / n`` in (0, 1].
+        ``m / n`` in (0, 1): rate 1 runs on the whole dataset, which is (0, 1)-DP, no guarantee
+        at all, and is refused.
     n : int, optional
         The dataset size; if given, ``m = rate * n`` must be a whole number and the exact ratio
         is used.
@@ -1253,16 +1254,18 @@ def amplify_any_by_subsampling(rate: float, *, n: Optional[int] = None) -> Budge
     >>> amplify_any_by_subsampling(0.01)
     Budget(epsilon=0.0, delta=0.01)
     """
-    gamma_f = _real(rate, "rate", "in (0, 1]")
-    if not (math.isfinite(gamma_f) and 0.0 < gamma_f <= 1.0):
-        raise InvalidParameterError(f"rate: must be finite and in (0, 1]; got {rate!r}", "rate")
+    gamma_f = _real(rate, "rate", "in (0, 1)")
+    if not (math.isfinite(gamma_f) and 0.0 < gamma_f < 1.0):
+        raise InvalidParameterError(
+            f"rate: must be finite and in (0, 1) (rate 1 certifies nothing); got {rate!r}", "rate"
+        )
     gamma = Fraction(gamma_f)
     if n is not None:
         size = _integer(n, "n", 1)
         m = round(gamma_f * size)
-        if m < 1 or abs(gamma_f * size - m) > 1e-9 * max(1.0, gamma_f * size):
+        if m < 1 or m >= size or abs(gamma_f * size - m) > 1e-9 * max(1.0, gamma_f * size):
             raise InvalidParameterError(
-                f"rate: rate * n must be a whole sample size m >= 1; got rate={rate!r}, n={size}",
+                f"rate: rate * n must be a whole sample size 1 <= m < n; got rate={rate!r}, n={size}",
                 "rate",
             )
         gamma = Fraction(m, size)
