@@ -327,3 +327,97 @@ def test_multi_learner_guarantees_need_k_where_it_matters():
 
     with pytest.raises(InvalidParameterError, match="not differentially private"):
         NonPrivateMultiLearner(Parities(3)).privacy_guarantee(50)
+
+
+# --------------------------------------------------------------------------------------------
+# Survivors of the in-diff mutation run over erm_wrappers.py and _certified.py
+# --------------------------------------------------------------------------------------------
+
+
+class DrawingRegressor(ApproximateRegressor):
+    """A certified test double whose fit records one draw from its own ``rng`` parameter."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "DrawingRegressor":
+        from privlearn.random import as_generator
+
+        self.draw_ = int(as_generator(self.rng).random_raw())
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SubsampledERM(_em()),
+    lambda: BestSubsetERM("clipped_squared", 0.5, 1, num=5),
+])
+@pytest.mark.parametrize("bad", [0, -3, 2.0, True])
+def test_privacy_guarantee_refusals_name_n_samples(make, bad):
+    with pytest.raises(InvalidParameterError, match=r"^n_samples: must be an integer >= 1") as info:
+        make().privacy_guarantee(bad)
+    assert info.value.parameter == "n_samples"
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_subsampled_guarantee_on_one_record_is_the_base_guarantee(eps):
+    # n = 1 is a valid dataset size: m = floor(sqrt(1)) = 1, gamma = 1, and Balle, Barthe and
+    # Gaboardi's ln(1 + 1 (e^eps - 1)) is eps itself (no amplification, nothing lost).
+    got = SubsampledERM(_em(eps)).privacy_guarantee(1)
+    _exact_at_least(got.epsilon, _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(1)))
+    assert got.delta == 0.0
+
+
+@pytest.mark.parametrize("n, m", [(3, 1), (3, 2), (10, 1), (100, 10), (12, 5)])
+def test_subsampled_lemma29_delta_is_the_exact_ratio_rounded_up(n, m):
+    # Wang, Lei and Fienberg (2016), Lemma 29: (0, m/n) exactly. The charge is the smallest
+    # float >= m/n; for 1/3 and 2/3 the nearest float is *below* the ratio, so computing the
+    # rate in floating point (and not from the exact m/n) would under-report delta.
+    from fractions import Fraction
+
+    exact = Fraction(m, n)
+    expected = float(exact)
+    if Fraction(expected) < exact:
+        expected = math.nextafter(expected, math.inf)
+    acct = Accountant(Budget(1.0, 0.9))
+    est = SubsampledERM(SVR(), m, accounting="lemma29", accountant=acct, rng=0)
+    got = est.privacy_guarantee(n)
+    assert got == Budget(0.0, expected) and Fraction(got.delta) >= exact
+    X = np.arange(float(n)).reshape(-1, 1)
+    est.fit(X, X[:, 0])
+    assert acct.spent == est.privacy_ == got and len(acct.ledger) == 1
+
+
+def test_subsampled_lemma29_has_a_float_below_the_ratio_case():
+    # power of the test above: its (3, 1) and (3, 2) cases are ones where float(m / n) < m / n
+    from fractions import Fraction
+
+    assert Fraction(1 / 3) < Fraction(1, 3) and Fraction(2 / 3) < Fraction(2, 3)
+
+
+def test_subsampled_lemma29_charges_only_its_own_accountant():
+    # Lemma 29 asks nothing of the base, so a base carrying an accountant is not refused; its
+    # copy runs without it: the one charge is the wrapper's (0, m/n), never the base's epsilon too.
+    inner, outer = Accountant(Budget(10.0)), Accountant(Budget(10.0, 0.5))
+    base = _em(1.0).set_params(accountant=inner)
+    est = SubsampledERM(base, 10, accounting="lemma29", accountant=outer, rng=0)
+    est.fit(*_threshold_data(100))
+    assert inner.spent == Budget(0.0) and len(inner.ledger) == 0
+    assert outer.spent == est.privacy_ == Budget(0.0, 0.1) and len(outer.ledger) == 1
+    assert est.estimator_.accountant is None
+
+
+def test_subsampled_base_draws_from_the_wrappers_rng():
+    X, y = _threshold_data(50)
+    fits = [SubsampledERM(DrawingRegressor(), 10, rng=seed).fit(X, y) for seed in (4, 4, 5)]
+    assert fits[0].estimator_.draw_ == fits[1].estimator_.draw_ != fits[2].estimator_.draw_
+    assert fits[0].n_features_in_ == 1 and fits[0].subsample_size_ == 10
+    X3 = np.hstack([X, X, X])
+    assert SubsampledERM(DrawingRegressor(), 10, rng=4).fit(X3, y).n_features_in_ == 3
+
+
+def test_subsampled_refuses_mismatched_labels_before_charging():
+    acct = Accountant(Budget(10.0, 0.5))
+    X, y = _threshold_data(30)
+    for bad in (y[:-1], y[:5], y.reshape(-1, 1), np.stack([y, y], axis=1)):
+        est = SubsampledERM(ApproximateRegressor(), 5, accountant=acct, rng=0)
+        with pytest.raises(InvalidParameterError, match=r"^y: must have shape \(30,\)"):
+            est.fit(X, bad)
+        assert not hasattr(est, "estimator_")
+    assert acct.spent == Budget(0.0) and len(acct.ledger) == 0
