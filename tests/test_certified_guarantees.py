@@ -452,3 +452,16 @@ def test_best_subset_excess_risk_bound_uses_the_number_of_records():
     bounds = [BestSubsetERM("clipped_squared", 1.0, 2, num=5, rng=0).fit(*_sparse_data(n)).excess_risk_bound_
               for n in (50, 200)]
     assert bounds[1] < bounds[0]
+
+
+def test_best_subset_releases_the_chosen_sparse_model_as_its_hypothesis():
+    from privlearn.hypotheses import Halfspace
+    from privlearn.learners.erm import LinearModel
+
+    X, y = _sparse_data(40)
+    reg = BestSubsetERM("clipped_squared", 1.0, 2, num=5, rng=1).fit(X, y)
+    assert reg.hypothesis_ == LinearModel(tuple(float(v) for v in reg.coef_), 0.0)
+    assert np.count_nonzero(reg.coef_) <= 2 and reg.n_features_in_ == 6
+    clf = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
+    assert clf.hypothesis_ == Halfspace(tuple(float(v) for v in clf.coef_), 0.0)
+    assert type(clf.hypothesis_) is Halfspace and type(reg.hypothesis_) is LinearModel
