@@ -465,3 +465,14 @@ def test_best_subset_releases_the_chosen_sparse_model_as_its_hypothesis():
     clf = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
     assert clf.hypothesis_ == Halfspace(tuple(float(v) for v in clf.coef_), 0.0)
     assert type(clf.hypothesis_) is Halfspace and type(reg.hypothesis_) is LinearModel
+
+
+def test_best_subset_excess_risk_bound_adds_a_quantisation_term_only_for_real_losses():
+    # Same n, d, s, grid, epsilon and loss bound B = 1: the zero-one risks are exact integers,
+    # the clipped squared risks are rounded to fixed point, whose (small, positive) error is
+    # added to the bound.
+    X, y = _sparse_data(40)
+    exact = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
+    rounded = BestSubsetERM("clipped_squared", 1.0, 2, num=5, loss_bound=1.0, rng=1).fit(X, y)
+    gap = rounded.excess_risk_bound_ - exact.excess_risk_bound_
+    assert 0.0 < gap < 1e-6
