@@ -470,9 +470,11 @@ def test_best_subset_releases_the_chosen_sparse_model_as_its_hypothesis():
 def test_best_subset_excess_risk_bound_adds_a_quantisation_term_only_for_real_losses():
     # Same n, d, s, grid, epsilon and loss bound B = 1: the zero-one risks are exact integers,
     # the clipped squared risks are rounded to fixed point, whose (small, positive) error is
-    # added to the bound.
-    X, y = _sparse_data(40)
+    # added to the bound: 2 B (1 + 1/n) / 2**k with k = 32 fractional bits for n = 40 (losses
+    # rounded to multiples of B / 2**k, the two stages' minima each off by at most that).
+    n = 40
+    X, y = _sparse_data(n)
     exact = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
     rounded = BestSubsetERM("clipped_squared", 1.0, 2, num=5, loss_bound=1.0, rng=1).fit(X, y)
     gap = rounded.excess_risk_bound_ - exact.excess_risk_bound_
-    assert 0.0 < gap < 1e-6
+    assert gap == pytest.approx(2.0 * (1 + 1 / n) / 2.0**32, rel=1e-4)  # float cancellation ~1e-6
