@@ -490,6 +490,138 @@ mod tests {
         assert_eq!(Ratio::new(3, 4).times_pow2_up(2), 3.0);
     }
 
+    /// The smallest double `>= num 2^k / den`, built from its bits by exact integer arithmetic
+    /// (no search, no float estimate): with `t = floor(log2(num 2^k / den))` it is `M 2^e`,
+    /// `e = max(t - 52, -1074)` (subnormals below), `M = ceil(num 2^(k - e) / den) <= 2^53`.
+    fn smallest_double_at_least(num: u128, den: u128, k: i32) -> f64 {
+        let (n, d) = (BigUint::from(num), BigUint::from(den));
+        let mut t = i64::try_from(n.bits()).unwrap() - i64::try_from(d.bits()).unwrap();
+        let below = if t >= 0 {
+            n < (&d << t as u64)
+        } else {
+            (&n << (-t) as u64) < d
+        };
+        if below {
+            t -= 1;
+        }
+        let t = t + i64::from(k);
+        assert!(t < 1023, "{num}/{den} 2^{k} overflows");
+        let e = (t - 52).max(-1074);
+        let s = i64::from(k) - e;
+        let (a, b) = if s >= 0 {
+            (n << s as u64, d)
+        } else {
+            (n, d << (-s) as u64)
+        };
+        let mant = u64::try_from((a + &b - 1u32) / b).unwrap();
+        assert!((1..=1 << 53).contains(&mant));
+        // Biased exponent e + 1075 for M in [2^52, 2^53); M = 2^53 carries into the exponent
+        // and e = -1074 with M < 2^52 leaves a subnormal's bits equal to M.
+        f64::from_bits((((e + 1075) as u64) << 52) + mant - (1 << 52))
+    }
+
+    #[test]
+    fn times_pow2_up_is_exact_for_huge_numerators_and_denominators() {
+        // Hand-derived values first (they also check the oracle above).
+        let p60 = 2f64.powi(60);
+        let one_ulp = 2f64.powi(-52);
+        for &(num, den, k, want) in &[
+            (1u128 << 60, 1u128, 0i32, p60),
+            ((1 << 60) + 1, 1, 0, p60.next_up()),
+            ((1 << 60) - 1, 1, 0, p60),
+            ((1 << 60) + 1, 1, -3, p60.next_up() / 8.0),
+            ((1 << 60) + 1, 1, 5, p60.next_up() * 32.0),
+            ((1 << 60) + 1, 1 << 7, 0, p60.next_up() / 128.0),
+            // to_f64 rounds num up (a tie to even: 2^53 + 4) and den down (2^53): the estimate
+            // 1 + 2^-51 is a whole ulp above the answer 1 + 2^-52 (> (2^53+3)/(2^53+1) > 1).
+            ((1 << 53) + 3, (1 << 53) + 1, 0, 1.0 + one_ulp),
+            (
+                (1 << 53) + 3,
+                (1 << 53) + 1,
+                -40,
+                (1.0 + one_ulp) * 2f64.powi(-40),
+            ),
+            // The estimate rounds down here (2^53 / (2^53 - 1)): the answer is 1 + 2^-51.
+            ((1 << 53) + 1, (1 << 53) - 1, 0, 1.0 + 2.0 * one_ulp),
+            (RATIO_MAX, RATIO_MAX, 7, 128.0),
+            (RATIO_MAX, 1, -100, 1.0),
+            (RATIO_MAX, RATIO_MAX - 1, 0, 1.0 + one_ulp),
+            (RATIO_MAX - 1, RATIO_MAX, 0, 1.0),
+            (1, RATIO_MAX, -974, f64::from_bits(1)), // 2^-1074, the smallest subnormal
+            (1, RATIO_MAX, -1000, f64::from_bits(1)), // below it: rounded up to it
+        ] {
+            assert_eq!(
+                smallest_double_at_least(num, den, k),
+                want,
+                "{num}/{den} 2^{k}"
+            );
+            assert_eq!(
+                Ratio::new(num, den).times_pow2_up(k),
+                want,
+                "{num}/{den} 2^{k}"
+            );
+        }
+
+        // Pseudo-random ratios with numerators and denominators of 1 to 100 bits (mostly above
+        // 53, where the u128 -> f64 conversions round) and grid exponents over the whole range.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            // splitmix64
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut draw = |bits: u32| -> u128 {
+            let x = (u128::from(next()) << 64 | u128::from(next())) >> (128 - bits);
+            (x | 1 << (bits - 1)).min(RATIO_MAX)
+        };
+        let (mut overshoots, mut undershoots) = (0, 0);
+        for i in 0..3000u32 {
+            let bits = |j: u32| {
+                if (i + j).is_multiple_of(4) {
+                    1 + (i * 7 + j) % 100
+                } else {
+                    54 + (i * 13 + j) % 47
+                }
+            };
+            let (num, den) = (draw(bits(0)), draw(bits(1)));
+            let k = -1000 + (i * 37 % 1901) as i32;
+            let r = Ratio::new(num, den);
+            let want = smallest_double_at_least(r.num, r.den, k);
+            assert_eq!(r.times_pow2_up(k), want, "{num}/{den} 2^{k}");
+            let estimate = r.to_f64() * 2f64.powi(k);
+            overshoots += u32::from(estimate > want);
+            undershoots += u32::from(estimate < want);
+        }
+        // Both search loops ran: the float estimate was often above the answer (stepped down)
+        // and often below it (stepped up).
+        assert!(
+            overshoots >= 30 && undershoots >= 300,
+            "{overshoots} {undershoots}"
+        );
+    }
+
+    #[test]
+    fn ratio_new_reduces_to_lowest_terms() {
+        const M61: u128 = (1 << 61) - 1; // prime
+        const M31: u128 = (1 << 31) - 1; // prime
+        for &(num, den, want) in &[
+            (6u128, 4u128, (3u128, 2u128)),
+            (10, 7, (10, 7)),
+            (RATIO_MAX, RATIO_MAX, (1, 1)),
+            (3 << 98, 1 << 99, (3, 2)),
+            (RATIO_MAX, 3 << 60, (1 << 40, 3)),
+            (M61 * M31, M61 * 7, (M31, 7)),
+            (M61 * 3, M61 * M31 * 5, (3, M31 * 5)),
+        ] {
+            let r = Ratio::new(num, den);
+            assert_eq!((r.num, r.den), want, "{num}/{den}");
+            assert_eq!(r, Ratio::new(want.0, want.1));
+        }
+    }
+
     #[test]
     fn ratio_from_f64_is_exact() {
         assert_eq!(
