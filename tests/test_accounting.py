@@ -790,7 +790,7 @@ def test_transaction_commits_on_success():
         with pytest.raises(BudgetExceededError):
             acct.spend(Budget(0.75), "concurrent")  # the reservation is protected
     assert acct.spent == Budget(0.5) and acct.remaining == Budget(0.5)
-    assert [(e.label, e.kind) for e in acct.ledger] == [("laplace", "spend")]
+    assert [(e.label, e.budget, e.kind) for e in acct.ledger] == [("laplace", Budget(0.5), "spend")]
 
 
 def test_transaction_rolls_back_on_error():
@@ -1025,6 +1025,9 @@ def test_amplify_any_by_subsampling_uses_the_exact_ratio_m_over_n():
         (1 / 3, 3, Fraction(1, 3)),
         (0.5, 2, Fraction(1, 2)),
         (0.07, 100_000, Fraction(7, 100)),  # 0.07 * 100000 = 7000.000000000001 in floats: m = 7000
+        # rate * n = 3 + 2e-9: whole up to the documented relative 1e-9 of max(1, rate * n)
+        # (an absolute 1e-9 would refuse it).
+        ((3 + 2e-9) / 10, 10, Fraction(3, 10)),
     ]
     for rate, n, exact in cases:
         got = accounting.amplify_any_by_subsampling(rate, n=n)
@@ -1042,6 +1045,7 @@ def test_amplify_any_by_subsampling_uses_the_exact_ratio_m_over_n():
         (0.35, 10, "rate"),  # m = 3.5 is not a sample size
         (1e-3, 10, "rate"),  # m = 0.01 rounds to 0: an empty sample
         (0.10000000015, 10, "rate"),  # m = 1 + 1.5e-9: not whole (beyond float rounding)
+        ((1 - 1.5e-9) / 2, 2, "rate"),  # m = 1 - 1.5e-9: not whole either (below m)
         (0.5, 0, "n"),
         (0.5, 2.0, "n"),
     ],
@@ -1098,7 +1102,8 @@ def test_budget_strict_order_defers_to_other_types():
     assert a.__lt__(b) is True and b.__gt__(a) is True
     assert a.__lt__(a) is False and a.__gt__(a) is False
     assert b.__lt__(a) is False and a.__gt__(b) is False
-    assert a.__lt__(1.0) is NotImplemented and a.__gt__(1.0) is NotImplemented
+    for op in ("__lt__", "__gt__", "__le__", "__ge__"):
+        assert getattr(a, op)(1.0) is NotImplemented, op
 
     class Other:
         """A foreign type that knows how to compare itself with a Budget."""
