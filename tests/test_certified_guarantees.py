@@ -478,3 +478,30 @@ def test_best_subset_excess_risk_bound_adds_a_quantisation_term_only_for_real_lo
     rounded = BestSubsetERM("clipped_squared", 1.0, 2, num=5, loss_bound=1.0, rng=1).fit(X, y)
     gap = rounded.excess_risk_bound_ - exact.excess_risk_bound_
     assert gap == pytest.approx(2.0 * (1 + 1 / n) / 2.0**32, rel=1e-4)  # float cancellation ~1e-6
+
+
+@pytest.mark.parametrize("sensitivity, factor", [("paper", 2), ("tight", 1)])
+def test_best_subset_excess_risk_bound_is_the_sum_of_the_two_stages(sensitivity, factor):
+    # Example 22 with the per-dataset exponential-mechanism bound 2 Delta (ln N + 1) / eps per
+    # stage, Delta = factor * B / n: stage 1 over C(6, 2) = 15 supports with eps1 = 0.3, stage 2
+    # over the 13 points of {-1, -1/2, 0, 1/2, 1}^2 in the unit disc with eps2 = 1 - eps1 = 0.7,
+    # plus the fixed-point term 2 B (1 + 1/n) / 2**32. B = 4 (not the default 1).
+    n, B = 40, 4.0
+    X, y = _sparse_data(n)
+    est = BestSubsetERM("clipped_squared", 1.0, 2, num=5, loss_bound=B, sensitivity=sensitivity,
+                        split=0.3, rng=1).fit(X, y)
+    axis = [-1.0, -0.5, 0.0, 0.5, 1.0]
+    G = sum(1 for a in axis for b in axis if a * a + b * b <= 1.0)
+    assert G == 13 and math.comb(6, 2) == 15
+    delta = factor * B / n
+    expected = (2 * delta * (math.log(15) + 1) / 0.3 + 2 * delta * (math.log(G) + 1) / 0.7
+                + 2 * B * (1 + 1 / n) / 2.0**32)
+    assert est.excess_risk_bound_ == pytest.approx(expected, rel=1e-12)
+
+
+def test_best_subset_predicts_with_the_chosen_model():
+    X, y = _sparse_data(40)
+    reg = BestSubsetERM("clipped_squared", 1.0, 2, num=5, rng=1).fit(X, y)
+    np.testing.assert_array_equal(reg.predict(X), X @ reg.coef_)
+    clf = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
+    np.testing.assert_array_equal(clf.predict(X), (X @ clf.coef_ >= 0).astype(int))
