@@ -505,3 +505,41 @@ def test_best_subset_predicts_with_the_chosen_model():
     np.testing.assert_array_equal(reg.predict(X), X @ reg.coef_)
     clf = BestSubsetERM("zero_one", 1.0, 2, num=5, rng=1).fit(X, (y > 0).astype(int))
     np.testing.assert_array_equal(clf.predict(X), (X @ clf.coef_ >= 0).astype(int))
+
+
+def test_boosted_fits_a_base_with_an_unbounded_loss_and_its_declared_bound():
+    # The selection scores the base's own loss with the base's declared bound B: a logistic base
+    # (unbounded loss, B = 3 declared) must be usable, and charges its epsilon (parallel
+    # composition of the parts and of the selection at the base's epsilon).
+    from privlearn.learners import LinearCandidates
+
+    X, y = _threshold_data(80)
+    coef = np.linspace(-2, 2, 9).reshape(-1, 1)
+    base = ExponentialMechanismERM("logistic", LinearCandidates(coef, np.zeros(9)), 0.7, loss_bound=3.0)
+    acct = Accountant(Budget(10.0))
+    est = BoostedERM(base, 0.2, accountant=acct, rng=0).fit(X, y)
+    assert acct.spent == est.privacy_ == Budget(0.7) and len(est.estimators_) == 3
+
+
+def test_boosted_checks_every_label_before_charging():
+    # One label 0.5 among 0-1 labels: refused before anything is drawn, wherever the (secret)
+    # partition would have put it. If only the base fits checked labels, a label in the validation
+    # part (probability 1/(a + 1) = 1/4 per seed, a = ceil(ln 15) = 3) would pass: 40 seeds all
+    # refusing then has probability (3/4)**40 < 1e-4.
+    X, y = _threshold_data(60)
+    y = y.astype(float)
+    y[17] = 0.5
+    acct = Accountant(Budget(10.0))
+    for seed in range(40):
+        with pytest.raises(InvalidParameterError, match="^y: "):
+            BoostedERM(_em(), 0.2, accountant=acct, rng=seed).fit(X, y)
+    assert acct.spent == Budget(0.0)
+
+
+def test_boosted_base_fits_draw_from_the_wrappers_rng():
+    # base epsilon 1e-3: each base run is close to uniform over 11 thresholds, so base runs drawing
+    # from fresh entropy would give 8 identical fits with probability below 11**-21.
+    X, y = _threshold_data(60)
+    for seed in (0, 1):
+        fits = [BoostedERM(_em(1e-3), 0.2, selection_epsilon=1.0, rng=seed).fit(X, y) for _ in range(8)]
+        assert len({tuple(e.hypothesis_ for e in f.estimators_) for f in fits}) == 1
