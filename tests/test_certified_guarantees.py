@@ -588,3 +588,27 @@ def test_boosted_selection_draws_from_the_wrappers_rng():
         chosen = {BoostedERM(_em(), 0.2, selection_epsilon=1e-6, rng=seed).fit(X, y).selected_
                   for _ in range(16)}
         assert len(chosen) == 1
+
+
+def test_boosted_reports_its_parts_and_selection():
+    X, y = _threshold_data(83)
+    for sel, expected in ((None, 0.6), (0.25, 0.25), ("paper", (math.log(3 / 0.2) + 1) / math.sqrt(83))):
+        est = BoostedERM(_em(0.6), 0.2, selection_epsilon=sel, rng=2).fit(X, y)
+        assert est.n_parts_ == 4 and est.part_sizes_ == [21, 21, 21, 20]  # a = ceil(ln 15) = 3
+        assert est.selection_epsilon_ == pytest.approx(expected, rel=1e-15)
+        assert est.selected_ in (0, 1, 2) and est.estimator_ is est.estimators_[est.selected_]
+        assert est.hypothesis_ == est.estimator_.hypothesis_ and est.n_features_in_ == 1
+
+
+def test_public_n_samples_names_X_by_default():
+    from privlearn._certified import public_n_samples
+
+    assert public_n_samples(np.zeros((7, 2))) == 7
+    with pytest.raises(InvalidParameterError, match="^X: ") as info:
+        public_n_samples(object())
+    assert info.value.parameter == "X"
+    with pytest.raises(InvalidParameterError, match="^X: must hold at least one record") as info:
+        public_n_samples(np.zeros((0, 2)))
+    assert info.value.parameter == "X"
+    with pytest.raises(InvalidParameterError, match="^Z: "):
+        public_n_samples(np.zeros((0, 2)), "Z")
