@@ -612,3 +612,12 @@ def test_public_n_samples_names_X_by_default():
     assert info.value.parameter == "X"
     with pytest.raises(InvalidParameterError, match="^Z: "):
         public_n_samples(np.zeros((0, 2)), "Z")
+
+
+def test_public_n_samples_accepts_one_record_and_boosted_refuses_a_non_numeric_delta():
+    from privlearn._certified import public_n_samples
+
+    assert public_n_samples(np.zeros((1, 3))) == 1 and public_n_samples([[0.5]]) == 1
+    for delta in ("0.1", True, False, 0.0, 1.0, None):
+        with pytest.raises(InvalidParameterError, match="^delta: must be in"):
+            BoostedERM(_em(), delta).privacy_guarantee(100)
