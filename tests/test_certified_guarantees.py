@@ -621,3 +621,12 @@ def test_public_n_samples_accepts_one_record_and_boosted_refuses_a_non_numeric_d
     for delta in ("0.1", True, False, 0.0, 1.0, None):
         with pytest.raises(InvalidParameterError, match="^delta: must be in"):
             BoostedERM(_em(), delta).privacy_guarantee(100)
+
+
+def test_boosted_needs_one_record_per_part_and_no_more():
+    # delta = 0.2: a = ceil(ln 15) = 3 base parts plus the validation part, so n >= 4
+    est = BoostedERM(_em(0.6), 0.2)
+    assert est.privacy_guarantee(4) == Budget(0.6)
+    for n in (1, 2, 3):
+        with pytest.raises(InvalidParameterError, match=r"^X: .*a \+ 1 = 4 records"):
+            est.privacy_guarantee(n)
