@@ -333,6 +333,87 @@ pub fn gaussian_fast(
 mod tests {
     use super::*;
 
+    /// `ceil(sqrt(n))` by integer bisection, independent of the code under test.
+    fn ceil_sqrt_by_bisection(n: u128) -> u128 {
+        let (mut lo, mut hi) = (0u128, 1u128 << 64); // invariant: lo^2 < n <= hi^2 (or n = 0)
+        if n == 0 {
+            return 0;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if mid.checked_mul(mid).is_some_and(|sq| sq >= n) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
+    }
+
+    #[test]
+    fn ceil_sqrt_is_exact_at_squares_neighbours_and_where_floats_overshoot() {
+        let mut cases: Vec<u128> = (0..=200).collect();
+        for k in [
+            2u128,
+            3,
+            1 << 26,
+            (1 << 27) + 1,
+            (1 << 32) - 1,
+            1 << 40,
+            (1 << 60) + 12345,
+        ] {
+            cases.extend([k * k - 1, k * k, k * k + 1]);
+        }
+        // Beyond 2^106 the double estimate of sqrt(n) can be several units too high, so the
+        // downward correction loop is needed.
+        for k in [(1u128 << 60) + 3, (1u128 << 63) - 25] {
+            cases.extend([k * k - 1, k * k - (1 << 40), k * k + 1]);
+        }
+        for n in cases {
+            assert_eq!(ceil_sqrt(n), ceil_sqrt_by_bisection(n), "ceil_sqrt({n})");
+        }
+    }
+
+    #[test]
+    fn widened_units_are_the_documented_integers() {
+        // One coordinate: floor(D) + 1; d coordinates: floor(D) + 1 + ceil(sqrt d).
+        for f in [0u128, 1, 7, 1 << 20, (1 << 100) + 5] {
+            assert_eq!(widened_units(f, 0), f + 1);
+            assert_eq!(widened_units(f, 1), f + 1);
+            assert_eq!(widened_units(f, 2), f + 1 + 2);
+            assert_eq!(widened_units(f, 4), f + 1 + 2);
+            assert_eq!(widened_units(f, 5), f + 1 + 3);
+            assert_eq!(widened_units(f, 10_000), f + 1 + 100);
+            assert_eq!(widened_units(f, 10_001), f + 1 + 101);
+        }
+    }
+
+    #[test]
+    fn units_up_never_rounds_a_sensitivity_down() {
+        for n in [
+            0u128,
+            1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 60) + 1,
+            (1 << 100) - 1,
+            u128::MAX,
+        ] {
+            let f = units_up(n);
+            // The smallest double >= n: it is >= n, and the double below it is < n.
+            assert!(
+                f >= n as f64 && (f as u128) >= n || f == 2f64.powi(128),
+                "units_up({n}) = {f}"
+            );
+            let below = f.next_down();
+            assert!(
+                below < 0.0 || (below as u128) < n,
+                "units_up({n}) = {f} is not the smallest"
+            );
+        }
+        assert_eq!(units_up((1 << 53) + 1), 2f64.powi(53).next_up());
+    }
+
     #[test]
     fn analytic_is_tight_and_below_classic() {
         let s = analytic_sigma(1.0, 1.0, 1e-5);
