@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import privlearn.multi as multi_module
+import privlearn.multi._sanitizers as mwem_module  # the module where mwem looks up its mechanisms
 from privlearn import mechanisms as M
 from privlearn._validate import check_integer
 from privlearn.accounting import (
@@ -237,7 +237,7 @@ def test_l2_laplace_noise_refuses_bad_counts(bad):
 
 def _recorded_mwem(monkeypatch, epsilon, rounds):
     spent = []
-    real_exp, real_lap = multi_module.exponential, multi_module.laplace
+    real_exp, real_lap = mwem_module.exponential, mwem_module.laplace
 
     def exp(scores, eps, sens=1.0, **kw):
         spent.append(eps)
@@ -247,8 +247,8 @@ def _recorded_mwem(monkeypatch, epsilon, rounds):
         spent.append(eps)
         return real_lap(value, sens, eps, **kw)
 
-    monkeypatch.setattr(multi_module, "exponential", exp)
-    monkeypatch.setattr(multi_module, "laplace", lap)
+    monkeypatch.setattr(mwem_module, "exponential", exp)
+    monkeypatch.setattr(mwem_module, "laplace", lap)
     counts = np.array([5, 0, 3, 2])
     queries = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 1, 1]])
     acct = Accountant(Budget(10.0))

@@ -15,7 +15,9 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import math
+import pkgutil
 from fractions import Fraction
 
 import numpy as np
@@ -50,8 +52,15 @@ N_AUDIT = 6000  # fits per side: the real learners pass and the broken ones fail
 
 
 def test_doctests_and_docstrings():
-    result = doctest.testmod(multi, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0
+    # privlearn.multi is a package: its doctests live in the private modules too.
+    parts = [importlib.import_module(f"{multi.__name__}.{m.name}") for m in pkgutil.iter_modules(multi.__path__)]
+    attempted = 0
+    for module in [multi, *parts]:
+        assert module.__doc__, module.__name__
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted > 0
     for name in multi.__all__:
         obj = getattr(multi, name)
         if callable(obj):

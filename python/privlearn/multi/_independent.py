@@ -1,0 +1,122 @@
+"""The basic strategy: one private learner per concept (seed 002, Observation 3.2).
+
+:class:`IndependentMultiLearner` runs a :class:`~privlearn.multi.SingleConceptLearner` on each
+label column with the budget :func:`~privlearn.multi.per_concept_budget` gives, so its sample
+size grows like ``k`` (basic composition) or ``sqrt(k)`` (advanced).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Union
+
+import numpy as np
+
+from ..accounting import Accountant, Budget
+from ..hypotheses import HypothesisClass, Parities, Points
+from ..random import Generator, RngLike
+from ._base import _MultiLearner
+from ._budget import per_concept_budget
+from ._hypotheses import Hypothesis, _grouped
+from ._inputs import _error
+from ._single import ExponentialLearner, SingleConceptLearner, StableParityLearner, StablePointLearner
+
+
+class IndependentMultiLearner(_MultiLearner):
+    r"""The basic strategy: a private learner per concept, the total budget split by composition
+    (Bun, Nissim and Stemmer, Observation 3.2; Corollaries 3.3 and 3.4).
+
+    Runs ``base`` on each label column ``Y[:, j]`` with the budget :func:`per_concept_budget`
+    gives (``"basic"``: ``epsilon/k`` each; ``"advanced"``: about ``epsilon / sqrt(2k ln(2/delta))``
+    each when that is small, with ``delta/(2k)`` per concept and ``delta/2`` of slack). So the
+    sample size grows like ``k`` (basic) or ``sqrt(k)`` (advanced) times the base learner's.
+
+    **Privacy:** ``privacy_`` = :func:`~privlearn.accounting.compose_basic` of the ``k``
+    per-concept budgets, or :func:`~privlearn.accounting.compose_advanced` of them; at most
+    ``(epsilon, delta)``, for replace-one neighbours (a row's example and all its labels), since
+    each concept's run is DP with respect to the whole row.
+
+    Parameters
+    ----------
+    base : SingleConceptLearner or HypothesisClass
+        The learner of one concept (a class stands for :class:`ExponentialLearner` over its
+        default finite candidates). The guarantee composes the per-concept budgets this learner
+        hands to ``base``, so ``base`` must certify that it is ``(epsilon, delta)``-DP for the
+        budget it is given: the contract of :class:`SingleConceptLearner` (whose
+        :attr:`~SingleConceptLearner.pure` declares whether it uses ``delta``). Anything else
+        (a scikit-learn estimator, a learner with an ``epsilon`` attribute of its own) is
+        refused before the data are read.
+    epsilon : float
+        Total epsilon.
+    delta : float, default 0.0
+        Total delta (``> 0`` for advanced composition or an approximate base learner).
+    composition : {"basic", "advanced"}, default "basic"
+    accountant : Accountant, optional
+    rng : None, int or Generator, optional
+
+    Attributes
+    ----------
+    hypotheses_ : list
+    per_concept_ : Budget
+        The budget each concept's learner ran with.
+    privacy_ : Budget
+    """
+
+    _params = ("base", "epsilon", "delta", "composition", "accountant", "rng")
+    _label = "IndependentMultiLearner"
+    _guarantee_needs_k = True
+
+    def __init__(
+        self,
+        base: Union[SingleConceptLearner, HypothesisClass],
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        composition: str = "basic",
+        accountant: Optional[Accountant] = None,
+        rng: RngLike = None,
+    ) -> None:
+        self.base = base
+        self.epsilon = epsilon
+        self.delta = delta
+        self.composition = composition
+        self.accountant = accountant
+        self.rng = rng
+
+    def _base(self) -> SingleConceptLearner:
+        if isinstance(self.base, SingleConceptLearner):
+            return self.base
+        if isinstance(self.base, HypothesisClass):
+            return ExponentialLearner(self.base)
+        raise _error(
+            "base",
+            "must be a SingleConceptLearner (a learner certified (epsilon, delta)-DP for the budget "
+            f"it is given) or a HypothesisClass, got {type(self.base).__name__}, which certifies no "
+            "privacy guarantee",
+        )
+
+    @property
+    def hypothesis_class(self) -> Optional[HypothesisClass]:
+        """The base learner's hypothesis class, when it has one."""
+        base = self._base()
+        if isinstance(base, ExponentialLearner):
+            return base.hypothesis_class
+        if isinstance(base, StableParityLearner):
+            return Parities(base.dim)
+        return Points(getattr(self, "n_features_in_", 1)) if isinstance(base, StablePointLearner) else None
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        return self._base().check_X(X)
+
+    def _budget(self, k: int, n: int) -> Optional[Budget]:
+        base = self._base()
+        per, total = per_concept_budget(self.epsilon, self.delta, k, composition=self.composition, pure=base.pure)
+        self.per_concept_ = per
+        return total
+
+    def _learn(self, X: np.ndarray, Y: np.ndarray, gen: Generator) -> List[Hypothesis]:
+        per = self.per_concept_
+        return self._base().learn_columns(X, Y, per.epsilon, per.delta, gen)
+
+    def _predict(self, X: np.ndarray) -> np.ndarray:
+        base = self._base()
+        return _grouped(self.hypotheses_, lambda h: base.predict(h, X), X.shape[0])
