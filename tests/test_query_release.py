@@ -814,9 +814,19 @@ def test_doctests_and_docstrings():
     import doctest
     import inspect
 
-    from privlearn.query_release import _accounting, _algorithms
+    from privlearn.query_release import (
+        _accounting,
+        _agnostic,
+        _common,
+        _relabel,
+        _semiprivate,
+        _stability,
+        _subsample,
+        _universal,
+    )
 
-    for module in (Q, _accounting, _algorithms):
+    for module in (Q, _accounting, _common, _stability, _subsample, _relabel, _agnostic, _semiprivate,
+                   _universal):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
     for name in Q.__all__:
         obj = getattr(Q, name)

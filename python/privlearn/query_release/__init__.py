@@ -59,16 +59,12 @@ from ._accounting import (
     theory_parameters,
     universal_m_o,
 )
-from ._algorithms import (
-    AgnosticQueryRelease,
-    DistanceToInstability,
-    ReleasePlan,
-    SemiPrivateLearner,
-    SubsampleSVT,
-    UniversalQueryRelease,
-    UniversalSession,
-    relabel,
-)
+from ._agnostic import AgnosticQueryRelease, ReleasePlan
+from ._relabel import relabel
+from ._semiprivate import SemiPrivateLearner
+from ._stability import DistanceToInstability
+from ._subsample import SubsampleSVT
+from ._universal import UniversalQueryRelease, UniversalSession
 from ._session import QuerySession, distance_to_instability
 
 __all__ = [

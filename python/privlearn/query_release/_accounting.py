@@ -32,8 +32,14 @@ from ..accounting import (
 )
 from .. import _core
 from ..errors import InvalidParameterError
-from .._validate import check_integer as _int
-from .._validate import check_real
+from .._validate import (
+    check_delta,
+    check_epsilon,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real,
+)
 
 __all__ = [
     "TheoryParameters",
@@ -77,28 +83,12 @@ def _sampler_scales(lam: float, rounds: int) -> "tuple[float, float]":
 
 
 # --------------------------------------------------------------------------------------------
-# Validation
+# The theory mode's epsilon (ERRATA C4)
 # --------------------------------------------------------------------------------------------
 
 
-def _real(value: object, name: str) -> float:
-    return check_real(value, name)
-
-
-def _open_unit(value: object, name: str) -> float:
-    return check_real(value, name, 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _positive(value: object, name: str) -> float:
-    return check_real(value, name, 0.0, lo_open=True)
-
-
-def _nonnegative(value: object, name: str) -> float:
-    return check_real(value, name, 0.0)
-
-
 def _epsilon_at_most_one(value: object) -> float:
-    eps = _real(value, "epsilon")
+    eps = check_real(value, "epsilon")
     if not 0.0 < eps <= 1.0:
         raise InvalidParameterError(
             f"epsilon: the theorem covers epsilon in (0, 1] (ERRATA C4: for larger epsilon the "
@@ -173,11 +163,11 @@ def subsample_svt_parameters(
     -------
     SubsampleSVTParameters
     """
-    eps = _positive(epsilon, "epsilon")
-    dlt = _open_unit(delta, "delta")
-    b = _open_unit(beta, "beta")
-    m = _int(m, "m", 1)
-    t = _positive(cutoff, "cutoff")
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, zero_ok=False)
+    b = check_probability(beta, "beta")
+    m = check_integer(m, "m", 1)
+    t = check_positive(cutoff, "cutoff")
     lam = math.sqrt(32.0 * t * math.log(2.0 / dlt)) / eps
     k_real = 34.0 * math.sqrt(2.0) * lam * math.log(4.0 * m * t / min(dlt, b / 2.0))
     return SubsampleSVTParameters(
@@ -200,8 +190,8 @@ def stable_release_probability(threshold: float, noise_scale: float) -> float:
     The probability that the sparse vector releases a query whose distance to instability is 0
     (ERRATA C2; exact for continuous Laplace noise). Rounded up.
     """
-    w = _nonnegative(threshold, "threshold")
-    lam = _positive(noise_scale, "noise_scale")
+    w = check_real(threshold, "threshold", 0.0)
+    lam = check_positive(noise_scale, "noise_scale")
     with decimal.localcontext(_context(_DIGITS)):
         x = Decimal(w) / Decimal(lam)
         p = (4 * (-x / 2).exp() - (-x).exp()) / 6
@@ -320,11 +310,11 @@ def svt_guarantee(
     -------
     SVTGuarantee
     """
-    lam = _positive(noise_scale, "noise_scale")
-    t = _nonnegative(cutoff, "cutoff")
-    m = _int(m, "m", 1)
-    w = _nonnegative(threshold, "threshold")
-    slack = None if delta_slack is None else _open_unit(delta_slack, "delta_slack")
+    lam = check_positive(noise_scale, "noise_scale")
+    t = check_real(cutoff, "cutoff", 0.0)
+    m = check_integer(m, "m", 1)
+    w = check_real(threshold, "threshold", 0.0)
+    slack = None if delta_slack is None else check_delta(delta_slack, "delta_slack", zero_ok=False)
     rounds, sampler_eps, round_eps, composition, comp_delta, eps = _svt_epsilon(lam, t, m, slack)
     stab = _stab_delta(w, lam, rounds, m)
     budget = _budget_up(Fraction(eps), Fraction(comp_delta) + stab, "threshold", "sparse-vector stage")
@@ -418,8 +408,8 @@ def resampling_tail(n_prime: int, r: int) -> float:
     r"""``P(Bin(n', 1/n') > r)``, rounded up: the probability that the changed record of
     ``S''`` is drawn more than ``r`` times when ``n'`` records are resampled with replacement
     (Nandi and Bassily, Alg. 3 step 4; ERRATA C3)."""
-    n = _int(n_prime, "n_prime", 1)
-    r = _int(r, "r", 0)
+    n = check_integer(n_prime, "n_prime", 1)
+    r = check_integer(r, "r", 0)
     with decimal.localcontext(_context(_DIGITS + 10)):
         return _float_up(_up(_binomial_tail_decimal(n, r)))
 
@@ -430,8 +420,8 @@ def resampling_multiplicity(n_prime: int, tail: float) -> int:
     Used instead of the paper's ``r = ln(2/δ)`` Chernoff step, which fails for some ``δ``
     (ERRATA C3).
     """
-    n = _int(n_prime, "n_prime", 1)
-    tl = _open_unit(tail, "tail")
+    n = check_integer(n_prime, "n_prime", 1)
+    tl = check_probability(tail, "tail")
     r = 0
     while resampling_tail(n, r) > tl:
         r += 1
@@ -515,9 +505,9 @@ def theory_cutoff(m: int, alpha: float, beta: float) -> float:
 
 def universal_m_o(d: int, alpha: float, beta: float) -> int:
     """``m_o = ceil(32 (d ln(1/α) + ln(1/β)) / α)`` (Alg. 4 step 1)."""
-    d = _int(d, "d", 0)
-    a = _open_unit(alpha, "alpha")
-    b = _open_unit(beta, "beta")
+    d = check_integer(d, "d", 0)
+    a = check_probability(alpha, "alpha")
+    b = check_probability(beta, "beta")
     return math.ceil(32.0 * (d * math.log(1.0 / a) + math.log(1.0 / b)) / a)
 
 
@@ -566,19 +556,19 @@ def theory_parameters(
     (25.6413, 0.0689244, 2580481)
     """
     eps = _epsilon_at_most_one(epsilon)
-    dlt = _open_unit(delta, "delta")
-    a = _open_unit(alpha, "alpha")
-    b = _open_unit(beta, "beta")
-    m = _int(m, "m", 1)
+    dlt = check_delta(delta, zero_ok=False)
+    a = check_probability(alpha, "alpha")
+    b = check_probability(beta, "beta")
+    m = check_integer(m, "m", 1)
     if d is not None:
-        d = _int(d, "d", 0)
+        d = check_integer(d, "d", 0)
     t = theory_cutoff(m, a, b)
     eps_prime = a * max(1.0, math.sqrt(m * a))
     eps_star = min(1.0, eps_prime)
     r = math.log(2.0 / dlt)
     n_prime = r0 = None
     if n is not None:
-        n = _int(n, "n", 1)
+        n = check_integer(n, "n", 1)
         n_prime = math.floor(eps * n / 56.0)
         if n_prime < 1:
             raise InvalidParameterError(
@@ -691,11 +681,11 @@ def agnostic_guarantee(svt: SVTGuarantee, n_prime: int, n: int, multiplicity: in
     InvalidParameterError
         If the epsilon after step 2 exceeds 1 (Lemma 3.1 does not apply).
     """
-    n_prime = _int(n_prime, "n_prime", 1)
-    n = _int(n, "n", 1)
+    n_prime = check_integer(n_prime, "n_prime", 1)
+    n = check_integer(n, "n", 1)
     if n_prime > n:
         raise InvalidParameterError(f"n_prime: must be at most n = {n}, got {n_prime}", "n_prime")
-    r0 = _int(multiplicity, "multiplicity", 1)
+    r0 = check_integer(multiplicity, "multiplicity", 1)
     tail = resampling_tail(n_prime, r0)
     grouped = group_privacy(svt.budget, r0)
     resampled = _budget_up(

@@ -1,0 +1,57 @@
+"""What the release algorithms of :mod:`privlearn.query_release` share: the checks of their
+non-numeric arguments (budget pair, hypothesis class, accountant) and the reading of the private
+sample (non-empty, 0/1 labels; the points in the class's layout).
+
+Internal module of :mod:`privlearn.query_release` (see its documentation).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from .._validate import check_delta, check_epsilon
+from ..accounting import Accountant
+from ..errors import InvalidParameterError
+from ..hypotheses import HypothesisClass
+from ._learners import ClassLearner, Learner, check_labels
+
+
+def _budget_pair(epsilon: Any, delta: Any) -> Tuple[float, float]:
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, zero_ok=False)
+    return eps, dlt
+
+
+def _class_arg(hypothesis_class: Any) -> HypothesisClass:
+    if not isinstance(hypothesis_class, HypothesisClass):
+        raise InvalidParameterError(
+            f"hypothesis_class: must be a privlearn.hypotheses class, got {hypothesis_class!r}",
+            "hypothesis_class",
+        )
+    return hypothesis_class
+
+
+def _accountant_arg(accountant: Any) -> Optional[Accountant]:
+    if accountant is not None and not isinstance(accountant, Accountant):
+        raise InvalidParameterError(
+            f"accountant: must be None or a privlearn.accounting.Accountant, got {type(accountant).__name__}",
+            "accountant",
+        )
+    return accountant
+
+
+def _class_view(cls: HypothesisClass, learner: Learner, Xc: np.ndarray, X: Any) -> np.ndarray:
+    """The private points in the class's layout (no second copy when the learner is the class)."""
+    if isinstance(learner, ClassLearner) and learner.cls == cls:
+        return Xc
+    return cls._check_X(X)
+
+
+def _training_data(learner: Learner, X: Any, y: Any) -> Tuple[np.ndarray, np.ndarray]:
+    Xc = learner.check_X(X)
+    n = Xc.shape[0]
+    if n == 0:
+        raise InvalidParameterError("X: the private sample is empty", "X")
+    return Xc, check_labels(y, n)
