@@ -186,6 +186,9 @@ def test_quantize_is_the_kernels_map():
 
 
 def test_no_restated_grid_constants():
+    import importlib
+    import pkgutil
+
     from privlearn import multi
     from privlearn.query_release import (
         _accounting,
@@ -199,7 +202,9 @@ def test_no_restated_grid_constants():
     )
 
     release = (_common, _stability, _subsample, _relabel, _agnostic, _semiprivate, _universal)
-    for mod in (_accounting, *release, multi):
+    # privlearn.multi is a package: read its private modules too.
+    multi_parts = [importlib.import_module(f"{multi.__name__}.{m.name}") for m in pkgutil.iter_modules(multi.__path__)]
+    for mod in (_accounting, *release, multi, *multi_parts):
         src = inspect.getsource(mod)
         for literal in ("2.0**-20", "2**-20", "2.0**-19", "2.0**-49", "1.0+2.0**-20"):
             assert literal not in src.replace(" ", ""), (mod.__name__, literal)
