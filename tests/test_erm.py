@@ -35,7 +35,7 @@ from privlearn.learners import (
     linear_loss_bound,
     reference_threshold_grid,
 )
-from privlearn.learners.erm import _resolve_loss
+from privlearn.learners._erm_losses import _resolve_loss
 from privlearn.random import Generator
 
 TOL = 1e-9
@@ -572,7 +572,17 @@ def test_scikit_learn_conventions():
         est.predict(np.ones((3, 3)))
 
 
-@pytest.mark.parametrize("name", ["privlearn.learners.erm", "privlearn.learners.erm_wrappers", "privlearn.learners.gibbs", "privlearn.accounting"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "privlearn.learners.erm",
+        "privlearn.learners._erm_candidates",
+        "privlearn.learners._erm_bounds",
+        "privlearn.learners.erm_wrappers",
+        "privlearn.learners.gibbs",
+        "privlearn.accounting",
+    ],
+)
 def test_doctests_and_docstrings(name):
     import inspect
 

@@ -326,7 +326,7 @@ def test_lemma29_total_variation_of_a_deterministic_erm(n, m):
     x2 = x.copy(); y2 = y.copy(); x2[0, 0], y2[0] = 0.6, 0  # moves the ERM from t = 0 to t = 0.7
 
     def erm(X, Y):
-        from privlearn.learners.erm import _resolve_loss
+        from privlearn.learners._erm_losses import _resolve_loss
 
         t = cands.totals(X, Y, _resolve_loss("zero_one", None), 0)
         return {int(np.argmin(t)): 1.0}
@@ -365,7 +365,7 @@ def _ordered_partitions(n, sizes):
 def _boost_pmf(est, X, y, partitions):
     """Exact output pmf (over candidate indices) of BoostedERM with a = 2, averaged over the
     given partitions (each a (part 1, part 2, validation) triple)."""
-    from privlearn.learners.erm import _resolve_loss
+    from privlearn.learners._erm_losses import _resolve_loss
 
     base = est.base
     cands = base.hypotheses

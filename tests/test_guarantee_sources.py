@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from privlearn import _core
-from privlearn.learners import erm as erm_module
+from privlearn.learners import _erm_losses
 from privlearn.mechanisms import SparseVector, laplace
 from privlearn.random import Generator
 from stats_helpers import assert_power_check, chi_square_pvalue
@@ -179,10 +179,10 @@ def test_quantize_is_the_kernels_map():
     B, k = 2.0, 3
     losses = np.array([np.nan, -1.0, 0.0, 0.25, 0.125, 0.375, 0.625, 2.0, 5.0, np.inf, -np.inf])
     want = np.array([8, 0, 0, 1, 0, 2, 2, 8, 8, 8, 0])
-    got = erm_module._quantize(losses, B, k)
+    got = _erm_losses._quantize(losses, B, k)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(erm_module._quantize(losses.reshape(1, -1), B, k), want.reshape(1, -1))
+    np.testing.assert_array_equal(_erm_losses._quantize(losses.reshape(1, -1), B, k), want.reshape(1, -1))
 
 
 def test_no_restated_grid_constants():
@@ -208,4 +208,4 @@ def test_no_restated_grid_constants():
         src = inspect.getsource(mod)
         for literal in ("2.0**-20", "2**-20", "2.0**-19", "2.0**-49", "1.0+2.0**-20"):
             assert literal not in src.replace(" ", ""), (mod.__name__, literal)
-    assert "np.rint" not in inspect.getsource(erm_module._quantize)
+    assert "np.rint" not in inspect.getsource(_erm_losses._quantize)

@@ -152,7 +152,7 @@ def _row_sparse(n: int, g: np.random.Generator) -> float:
 
 
 def _frac_bits(n: int) -> int:
-    from ..learners.erm import _frac_bits as fb
+    from ..learners._erm_losses import _frac_bits as fb
 
     return fb(n, False)
 

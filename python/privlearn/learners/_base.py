@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from ..accounting import _integer, _real
+from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ._solvers import Loss, SolverError
@@ -38,26 +38,11 @@ _SHARED_PARAMS = ("accountant", "rng")
 
 
 # --------------------------------------------------------------------------------------------
-# Parameter checks (messages start with the parameter's name)
+# Parameter checks specific to the linear learners (messages start with the parameter's name;
+# the generic ones are privlearn._validate's). Positive reals are checked with
+# ``check_real(value, name, 0.0, lo_open=True, exact=True)``: finite, > 0, and a rational a
+# float cannot hold is refused rather than rounded (as epsilon, with check_epsilon(exact=True)).
 # --------------------------------------------------------------------------------------------
-
-
-def positive(value: object, name: str) -> float:
-    """``value`` as a finite float > 0."""
-    x = _real(value, name, "that is finite and > 0")
-    if not (x > 0.0 and math.isfinite(x)):
-        raise InvalidParameterError(f"{name}: must be a finite number > 0; got {value!r}", name)
-    return x
-
-
-def epsilon_arg(value: object) -> float:
-    """The privacy parameter: required, finite and > 0."""
-    if value is None:
-        raise InvalidParameterError(
-            "epsilon: the privacy parameter must be given (a finite number > 0); got None",
-            "epsilon",
-        )
-    return positive(value, "epsilon")
 
 
 def bound_arg(value: object, name: str) -> float:
@@ -68,26 +53,14 @@ def bound_arg(value: object, name: str) -> float:
             f"read from the data); got None",
             name,
         )
-    return positive(value, name)
-
-
-def choice(value: object, name: str, options: Tuple[str, ...]) -> str:
-    """``value`` if it is one of ``options``."""
-    if not isinstance(value, str) or value not in options:
-        raise InvalidParameterError(
-            f"{name}: must be one of {', '.join(repr(o) for o in options)}; got {value!r}", name
-        )
-    return value
+    return check_real(value, name, 0.0, lo_open=True, exact=True)
 
 
 def boolean(value: object, name: str) -> bool:
+    """``value`` as a ``bool`` (``True``/``False`` or a numpy bool; nothing else)."""
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidParameterError(f"{name}: must be True or False; got {value!r}", name)
     return bool(value)
-
-
-def integer(value: object, name: str, minimum: int) -> int:
-    return _integer(value, name, minimum)
 
 
 def check_alpha(value: object) -> None:
@@ -99,7 +72,7 @@ def check_alpha(value: object) -> None:
                 f"alpha: must be a finite number > 0 or 'auto'; got {value!r}", "alpha"
             )
     else:
-        positive(value, "alpha")
+        check_real(value, "alpha", 0.0, lo_open=True, exact=True)
 
 
 def alpha_arg(value: object, n: int, d: int, epsilon: float) -> float:
@@ -107,12 +80,14 @@ def alpha_arg(value: object, n: int, d: int, epsilon: float) -> float:
     data-independent choice ``sqrt(d / (n epsilon))`` of Wu et al. (Section 5, from Theorem 21);
     it depends only on the public ``n``, ``d`` and ``epsilon``."""
     check_alpha(value)
-    return math.sqrt(d / (n * epsilon)) if isinstance(value, str) else positive(value, "alpha")
+    if isinstance(value, str):
+        return math.sqrt(d / (n * epsilon))
+    return check_real(value, "alpha", 0.0, lo_open=True, exact=True)
 
 
 def radius_arg(value: object) -> Optional[float]:
     """A hypothesis radius > 0, or ``None`` (no ball)."""
-    return None if value is None else positive(value, "radius")
+    return None if value is None else check_real(value, "radius", 0.0, lo_open=True, exact=True)
 
 
 def accountant_arg(value: object) -> None:
@@ -294,8 +269,8 @@ class PrivateEstimatorMixin:
         """
         from ..accounting import Budget
 
-        integer(n_samples, "n_samples", 1)
-        return Budget(epsilon_arg(self.epsilon))  # type: ignore[attr-defined]
+        check_integer(n_samples, "n_samples", 1)
+        return Budget(check_epsilon(self.epsilon, exact=True))  # type: ignore[attr-defined]
 
     def __sklearn_clone__(self) -> Any:
         from sklearn.base import clone
@@ -389,7 +364,8 @@ def binary_targets(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def smoothing_arg(value: Any) -> float:
-    return positive(value, "smoothing")
+    """The smoothed hinge's ``smoothing``: a finite number > 0."""
+    return check_real(value, "smoothing", 0.0, lo_open=True, exact=True)
 
 
 class LinearClassifierMixin(ClassifierMixin):
@@ -426,7 +402,7 @@ class LinearClassifierMixin(ClassifierMixin):
 
 def classification_loss(estimator: Any) -> Loss:
     """The estimator's ``loss`` (and ``smoothing``) as a :class:`~._solvers.Loss`."""
-    name = choice(estimator.loss, "loss", LOSSES)
+    name = check_choice(estimator.loss, "loss", LOSSES)
     return Loss(name, smoothing_arg(estimator.smoothing) if name == "smoothed_hinge" else 0.0)
 
 

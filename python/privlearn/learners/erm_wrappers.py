@@ -28,26 +28,23 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
-from .._validate import check_integer as _int_at_least
+from .._validate import (
+    check_choice,
+    check_epsilon,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real,
+)
 from ..accounting import Budget, _float_down, amplify_any_by_subsampling, amplify_by_subsampling
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, exponential
 from ..random import as_generator
-from .erm import (
-    MAX_CANDIDATES,
-    ExponentialMechanismERM,
-    LinearModel,
-    _epsilon,
-    _features,
-    _frac_bits,
-    _positive,
-    _quantize,
-    _resolve_loss,
-    _sensitivity_factor,
-    _sensitivity_mode,
-    _targets,
-    excess_risk_bound,
-)
+from ._erm_bounds import excess_risk_bound
+from ._erm_candidates import MAX_CANDIDATES, LinearModel
+from ._erm_inputs import SENSITIVITIES, _features, _sensitivity_factor, _targets
+from ._erm_losses import _frac_bits, _quantize, _resolve_loss
+from .erm import ExponentialMechanismERM
 from ..hypotheses import Halfspace
 
 __all__ = ["SubsampledERM", "BoostedERM", "BestSubsetERM", "boosting_excess_risk_bound"]
@@ -158,12 +155,7 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
         self.rng = rng
 
     def _check_accounting(self) -> str:
-        if self.accounting not in ("bbg", "lemma34", "lemma34-relaxed", "lemma29"):
-            raise InvalidParameterError(
-                "accounting: must be 'bbg', 'lemma34', 'lemma34-relaxed' or 'lemma29', got "
-                f"{self.accounting!r}", "accounting",
-            )
-        return str(self.accounting)
+        return check_choice(self.accounting, "accounting", ("bbg", "lemma34", "lemma34-relaxed", "lemma29"))
 
     def privacy_guarantee(self, n_samples: int) -> Budget:
         """The :math:`(\\varepsilon, \\delta)` guarantee of one fit on ``n_samples`` records
@@ -177,7 +169,7 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
             On bad parameters, or a base that certifies no guarantee (except with
             ``accounting="lemma29"``).
         """
-        n = _int_at_least(n_samples, "n_samples", 1)
+        n = check_integer(n_samples, "n_samples", 1)
         accounting = self._check_accounting()
         m = self._size(n)
         if accounting == "lemma29":
@@ -192,7 +184,7 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
     def _size(self, n: int) -> int:
         if self.m is None:
             return max(1, math.isqrt(n))
-        m = _int_at_least(self.m, "m", 1)
+        m = check_integer(self.m, "m", 1)
         if m > n:
             raise InvalidParameterError(f"m: the subsample size must be at most n = {n}, got {m}", "m")
         return m
@@ -260,13 +252,13 @@ def boosting_excess_risk_bound(
     and the last is the exponential mechanism's tail at probability :math:`n^{-\eta} =
     \delta/3` with the paper's sensitivity :math:`2(a+1)B/n` (the paper's constant 8).
     """
-    n = _int_at_least(n, "n", 2)
+    n = check_integer(n, "n", 2)
     if not (isinstance(delta, float) or isinstance(delta, int)) or not 0.0 < float(delta) < 1.0:
         raise InvalidParameterError(f"delta: must be in (0, 1), got {delta!r}", "delta")
     delta = float(delta)
-    xi = _positive(base_rate, "base_rate", allow_zero=True)
-    eps_sel = _epsilon(selection_epsilon)
-    B = _positive(loss_bound, "loss_bound")
+    xi = check_real(base_rate, "base_rate", 0.0)
+    eps_sel = check_epsilon(selection_epsilon)
+    B = check_positive(loss_bound, "loss_bound")
     a = _boosting_parts(delta)
     v = n // (a + 1)
     if v < 1:
@@ -366,7 +358,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
         elif sel == "paper":
             eps_sel = (math.log(3.0 / float(self.delta)) + 1.0) / math.sqrt(n)
         else:
-            eps_sel = _positive(sel, "selection_epsilon")
+            eps_sel = check_positive(sel, "selection_epsilon")
         return a, base, eps_sel
 
     def privacy_guarantee(self, n_samples: int) -> Budget:
@@ -374,7 +366,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
         (replace-one, ``n`` public), from the parameters only: the parallel composition of the
         base's certified guarantees on the parts and of the selection (see the class
         documentation). This is what :meth:`fit` charges and reports as :attr:`privacy_`."""
-        _, base, eps_sel = self._settings(_int_at_least(n_samples, "n_samples", 1))
+        _, base, eps_sel = self._settings(check_integer(n_samples, "n_samples", 1))
         return compose_parallel([base, Budget(eps_sel)])
 
     def guarantee(self, n: int) -> Budget:
@@ -391,7 +383,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
         a, _, eps_sel = self._settings(n)
         loss = _resolve_loss(base.loss, base.loss_bound)
         ya = _targets(y, n, loss.classification)
-        mode = _sensitivity_mode(base.sensitivity)
+        mode = check_choice(base.sensitivity, "sensitivity", SENSITIVITIES)
         base._setup()  # validates the base's parameters before anything is drawn
         gen = as_generator(self.rng)
 
@@ -496,8 +488,8 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         self.rng = rng
 
     def _grid(self, s: int) -> np.ndarray:
-        R = _positive(self.radius, "radius")
-        num = _int_at_least(self.num, "num", 2)
+        R = check_positive(self.radius, "radius")
+        num = check_integer(self.num, "num", 2)
         axis = np.linspace(-R, R, num)
         mesh = np.meshgrid(*([axis] * s), indexing="ij")
         pts = np.stack([m.ravel() for m in mesh], axis=1)
@@ -506,7 +498,7 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
     def candidates(self, d: int) -> Tuple[List[Tuple[int, ...]], np.ndarray]:
         """The supports and the ``(C(d, s) * G, d)`` candidate matrix (data-independent;
         support ``k`` owns rows ``k * G`` to ``(k + 1) * G``)."""
-        s = _int_at_least(self.sparsity, "sparsity", 1)
+        s = check_integer(self.sparsity, "sparsity", 1)
         if s > d:
             raise InvalidParameterError(f"sparsity: must be at most d = {d}, got {s}", "sparsity")
         supports = list(itertools.combinations(range(d), s))
@@ -523,11 +515,9 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         return supports, coef
 
     def _setup(self) -> Tuple[float, str, float, Any]:
-        eps = _epsilon(self.epsilon)
-        mode = _sensitivity_mode(self.sensitivity)
-        split = _positive(self.split, "split")
-        if not split < 1.0:
-            raise InvalidParameterError(f"split: must be in (0, 1), got {self.split!r}", "split")
+        eps = check_epsilon(self.epsilon)
+        mode = check_choice(self.sensitivity, "sensitivity", SENSITIVITIES)
+        split = check_probability(self.split, "split")
         loss = _resolve_loss(self.loss, self.loss_bound)
         if loss.fn is not None:
             raise InvalidParameterError("loss: BestSubsetERM needs a built-in loss", "loss")
@@ -537,7 +527,7 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         """``Budget(epsilon)``: the pure guarantee of one fit on ``n_samples`` records
         (replace-one, ``n`` public; basic composition of the two stages), from the parameters
         only. This is what :meth:`fit` charges and reports as :attr:`privacy_`."""
-        _int_at_least(n_samples, "n_samples", 1)
+        check_integer(n_samples, "n_samples", 1)
         eps, _, split, _ = self._setup()
         return Budget(eps, 0.0)
 

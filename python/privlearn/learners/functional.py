@@ -39,7 +39,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
-from ..errors import InvalidParameterError
+from .._validate import check_epsilon, check_integer, check_real
 from . import _base
 from ._base import LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 
@@ -49,7 +49,7 @@ __all__ = ["FunctionalMechanismRegressor", "functional_sensitivity", "polynomial
 def functional_sensitivity(n_coefficients: int) -> float:
     """Zhang et al.'s L1 sensitivity ``2 (d + 1)^2`` of the objective's coefficients, for ``d``
     coefficients of ``w`` (features plus intercept) with ``|x_j| <= 1``, ``|y| <= 1``."""
-    d = _base.integer(n_coefficients, "n_coefficients", 1)
+    d = check_integer(n_coefficients, "n_coefficients", 1)
     return 2.0 * (d + 1) ** 2
 
 
@@ -142,12 +142,8 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
 
     def _noisy_coefficients(self, X: Any, y: Any, eps: float) -> Tuple[Normalised, np.ndarray, float]:
         """Validate, clip, normalise and release the noisy coefficient vector."""
-        reg = _base._real(self.reg_multiplier, "reg_multiplier", "that is finite and >= 0")
-        if not (math.isfinite(reg) and reg >= 0.0):
-            raise InvalidParameterError(
-                f"reg_multiplier: must be finite and >= 0; got {self.reg_multiplier!r}", "reg_multiplier"
-            )
-        _base.positive(self.trim_threshold, "trim_threshold")
+        check_real(self.reg_multiplier, "reg_multiplier", 0.0, exact=True)
+        check_real(self.trim_threshold, "trim_threshold", 0.0, lo_open=True, exact=True)
         data = _base.regression_data(self, X, y)
         delta = functional_sensitivity(data.d)
         coeffs = polynomial_coefficients(data.X, data.y)
@@ -164,7 +160,7 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
         BudgetExceededError
             If the accountant cannot pay ``epsilon``; nothing is drawn.
         """
-        eps = _base.epsilon_arg(self.epsilon)
+        eps = check_epsilon(self.epsilon, exact=True)
         data, noisy, delta = _base.charged(
             self.accountant, eps, type(self).__name__, lambda: self._noisy_coefficients(X, y, eps)
         )

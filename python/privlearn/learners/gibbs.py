@@ -31,20 +31,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
-from .._validate import check_integer as _int_at_least
+from .._validate import check_choice, check_epsilon, check_integer, check_positive, check_real
 from ..accounting import _DIGITS, Budget, _context, _expm1, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import as_generator
-from .erm import (
-    _epsilon,
-    _features,
-    _positive,
-    _resolve_loss,
-    _sensitivity_factor,
-    _sensitivity_mode,
-    _targets,
-)
+from ._erm_inputs import SENSITIVITIES, _features, _sensitivity_factor, _targets
+from ._erm_losses import _resolve_loss
 
 __all__ = ["ApproximateGibbsERM", "gelman_rubin"]
 
@@ -160,13 +153,13 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
                 "and step, or use ExponentialMechanismERM",
                 "tv_bound",
             )
-        tv = _positive(self.tv_bound, "tv_bound", allow_zero=True)
+        tv = check_real(self.tv_bound, "tv_bound", 0.0)
         if self.step is None:
             raise InvalidParameterError(
                 "tv_bound: a total-variation certificate needs a fixed, data-independent "
                 "step (the adaptive warm-up depends on the data)", "tv_bound",
             )
-        _positive(self.step, "step")
+        check_positive(self.step, "step")
         with decimal.localcontext(_context(_DIGITS)):
             exact = Decimal(tv) * (2 + _expm1(Decimal(eps)))
             delta = _float_up(_up(exact))
@@ -188,24 +181,24 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         InvalidParameterError
             Without ``tv_bound`` (or without a fixed ``step``): nothing is certified.
         """
-        _int_at_least(n_samples, "n_samples", 1)
-        return self._certified_budget(_epsilon(self.epsilon))
+        check_integer(n_samples, "n_samples", 1)
+        return self._certified_budget(check_epsilon(self.epsilon))
 
     def fit(self, X: Any, y: Any) -> "ApproximateGibbsERM":
         """Run the chains on ``(X, y)`` and keep chain 0's final state."""
-        eps = _epsilon(self.epsilon)
-        mode = _sensitivity_mode(self.sensitivity)
+        eps = check_epsilon(self.epsilon)
+        mode = check_choice(self.sensitivity, "sensitivity", SENSITIVITIES)
         loss = _resolve_loss(self.loss, self.loss_bound)
         if loss.fn is not None or loss.core == "zero_one":
             raise InvalidParameterError(
                 "loss: the Gibbs sampler needs 'logistic', 'squared' or 'hinge' (clipped or not)", "loss"
             )
-        R = _positive(self.radius, "radius")
-        ridge = _positive(self.ridge, "ridge", allow_zero=True)
-        steps = _int_at_least(self.steps, "steps", 1)
-        warmup = _int_at_least(self.warmup, "warmup", 0)
-        chains = _int_at_least(self.chains, "chains", 2)
-        step = None if self.step is None else _positive(self.step, "step")
+        R = check_positive(self.radius, "radius")
+        ridge = check_real(self.ridge, "ridge", 0.0)
+        steps = check_integer(self.steps, "steps", 1)
+        warmup = check_integer(self.warmup, "warmup", 0)
+        chains = check_integer(self.chains, "chains", 2)
+        step = None if self.step is None else check_positive(self.step, "step")
         if self.tv_bound is None and self.accountant is not None:
             raise InvalidParameterError(
                 "accountant: ApproximateGibbsERM has no certified privacy guarantee to charge "

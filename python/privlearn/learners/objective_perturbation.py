@@ -49,6 +49,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._validate import check_epsilon, check_real
 from . import _base
 from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 from ._solvers import Loss, newton
@@ -192,7 +193,7 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMix
             w, eps1, extra = self._release(data, loss, 1.0, alpha, eps)
             return data, w, classes, alpha, eps1, extra
 
-        eps = _base.epsilon_arg(self.epsilon)
+        eps = check_epsilon(self.epsilon, exact=True)
         data, w, classes, alpha, eps1, extra = _base.charged(self.accountant, eps, type(self).__name__, release)
         self._set_classifier(data, w, classes)
         self.alpha_ = alpha
@@ -270,14 +271,14 @@ class ObjectivePerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin
         :meth:`ObjectivePerturbationClassifier.fit`."""
 
         def release() -> Tuple[Normalised, np.ndarray, float, float, float]:
-            delta_h = _base.positive(self.huber_delta, "huber_delta")
+            delta_h = check_real(self.huber_delta, "huber_delta", 0.0, lo_open=True, exact=True)
             _base.check_alpha(self.alpha)
             data = _base.regression_data(self, X, y)
             alpha = _base.alpha_arg(self.alpha, data.n, data.d, eps)
             w, eps1, extra = self._release(data, Loss("pseudo_huber", delta_h), delta_h, alpha, eps)
             return data, w, alpha, eps1, extra
 
-        eps = _base.epsilon_arg(self.epsilon)
+        eps = check_epsilon(self.epsilon, exact=True)
         data, w, alpha, eps1, extra = _base.charged(self.accountant, eps, type(self).__name__, release)
         self.coef_, self.intercept_ = data.coefficients(w)
         self.alpha_ = alpha

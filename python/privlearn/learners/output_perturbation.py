@@ -56,6 +56,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._validate import check_choice, check_epsilon, check_integer
 from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
@@ -130,9 +131,9 @@ def data_independent_parameters(n_samples: int, n_features: int, epsilon: float)
     >>> round(p["alpha"], 5), p["radius"]
     (0.21602, 1.0)
     """
-    n = _base.integer(n_samples, "n_samples", 1)
-    d = _base.integer(n_features, "n_features", 1)
-    eps = _base.epsilon_arg(epsilon)
+    n = check_integer(n_samples, "n_samples", 1)
+    d = check_integer(n_features, "n_features", 1)
+    eps = check_epsilon(epsilon, exact=True)
     return {"alpha": math.sqrt(d / (n * eps)), "radius": 1.0}
 
 
@@ -144,9 +145,9 @@ class _OutputPerturbation(BaseEstimator):
     """Shared parameter checks of the two output-perturbation estimators."""
 
     def _common_params(self) -> Tuple[float, str, str, float, bool]:
-        eps = _base.epsilon_arg(self.epsilon)  # type: ignore[attr-defined]
-        variant = _base.choice(self.variant, "variant", VARIANTS)  # type: ignore[attr-defined]
-        bound = _base.choice(self.sensitivity_bound, "sensitivity_bound", SENSITIVITY_BOUNDS)  # type: ignore[attr-defined]
+        eps = check_epsilon(self.epsilon, exact=True)  # type: ignore[attr-defined]
+        variant = check_choice(self.variant, "variant", VARIANTS)  # type: ignore[attr-defined]
+        bound = check_choice(self.sensitivity_bound, "sensitivity_bound", SENSITIVITY_BOUNDS)  # type: ignore[attr-defined]
         data_norm = _base.bound_arg(self.data_norm, "data_norm")  # type: ignore[attr-defined]
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")  # type: ignore[attr-defined]
         _base.accountant_arg(self.accountant)  # type: ignore[attr-defined]
@@ -323,7 +324,7 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
             w = self._noise_free(data, alpha, radius) + _draw_l2(data.d, delta / eps, self.rng)
             return data, w, alpha, delta
 
-        eps = _base.epsilon_arg(self.epsilon)
+        eps = check_epsilon(self.epsilon, exact=True)
         data, w, alpha, delta = _base.charged(self.accountant, eps, type(self).__name__, release)
         self.coef_, self.intercept_ = data.coefficients(w)
         self.alpha_ = alpha
@@ -498,7 +499,7 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin,
             w = w + _draw_l2(data.d, delta / eps, self.rng)
             return data, w, classes, alpha, delta
 
-        eps = _base.epsilon_arg(self.epsilon)
+        eps = check_epsilon(self.epsilon, exact=True)
         data, w, classes, alpha, delta = _base.charged(self.accountant, eps, type(self).__name__, release)
         self._set_classifier(data, w, classes)
         self.alpha_ = alpha

@@ -38,6 +38,7 @@ from sklearn.utils.metaestimators import available_if
 
 from ..errors import InvalidParameterError
 from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
+from .._validate import check_choice, check_epsilon, check_integer
 from ..accounting import Budget
 from ..mechanisms import exponential
 from ..random import as_generator
@@ -60,7 +61,7 @@ def tuning_score_sensitivity(n_validation: int, *, classifier: bool, label_bound
     """Sensitivity of the strict score on a validation chunk of ``n_validation`` rows:
     ``4 label_bound^2 / n_validation`` (clipped squared error) or ``1 / n_validation`` (error
     rate)."""
-    m = _base.integer(n_validation, "n_validation", 1)
+    m = check_integer(n_validation, "n_validation", 1)
     return (1.0 if classifier else 4.0 * label_bound * label_bound) / m
 
 
@@ -192,9 +193,9 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             On bad parameters, ``selection="paper_not_dp"`` (not private), fewer rows than
             chunks, or an estimator that certifies no guarantee.
         """
-        n = _base.integer(n_samples, "n_samples", 1)
-        eps = _base.epsilon_arg(self.epsilon)
-        if _base.choice(self.selection, "selection", SELECTIONS) == "paper_not_dp":
+        n = check_integer(n_samples, "n_samples", 1)
+        eps = check_epsilon(self.epsilon, exact=True)
+        if check_choice(self.selection, "selection", SELECTIONS) == "paper_not_dp":
             raise InvalidParameterError(
                 "selection: 'paper_not_dp' (Algorithm 5 as printed) is not differentially "
                 "private (its score sensitivity is unbounded, errata B1): no guarantee",
@@ -234,8 +235,8 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         BudgetExceededError
             If the accountant cannot pay ``epsilon``.
         """
-        eps = _base.epsilon_arg(self.epsilon)
-        selection = _base.choice(self.selection, "selection", SELECTIONS)
+        eps = check_epsilon(self.epsilon, exact=True)
+        selection = check_choice(self.selection, "selection", SELECTIONS)
         if selection == "paper_not_dp" and self.accountant is not None:
             raise InvalidParameterError(
                 "accountant: selection='paper_not_dp' is not differentially private (its score "
