@@ -407,7 +407,7 @@ def test_packing_bound_of_theorem_5_1(factor):
     # epsilon-DP k-learner succeeds on all k with average probability at most e^{epsilon n} 2^-k.
     # The bound is not refuted for the exponential-mechanism learner; it is for a broken variant
     # whose concepts each spend the whole epsilon.
-    from privlearn.audit import _cp_lower
+    from privlearn.audit._intervals import _cp_lower
 
     n, k, eps, trials = 2, 10, 1.0, 2000
     g = np.random.default_rng(7)

@@ -34,7 +34,7 @@ def test_attack_identifies_members_of_a_non_private_learners_data():
     assert res.feasible == res.trials  # ERM is accurate: the pirate word obeys the marking assumption
     assert res.code_length > 1000 and res.claimed is None and res.dp_bound is None
     # Soundness: the replaced user is innocent, accused at most at the code's per-user rate.
-    from privlearn.audit import _cp_lower
+    from privlearn.audit._intervals import _cp_lower
 
     assert _cp_lower(np.array([res.target_accused_out]), np.array([res.trials]), ALPHA)[0] <= res.per_user_false_accusation
     assert "identified" in str(res)

@@ -40,11 +40,10 @@ from privlearn import BudgetExceededError, InvalidParameterError
 from privlearn.accounting import Accountant, Budget
 from privlearn.audit import (
     FALSE_POSITIVE_RATE,
-    _cp_lower,
-    _cp_upper,
     audit_prediction_privacy,
     audit_prediction_stability,
 )
+from privlearn.audit._intervals import _cp_lower, _cp_upper
 from privlearn.datasets import make_concept_sample, sample_points
 from privlearn.hypotheses import (
     FiniteClass,

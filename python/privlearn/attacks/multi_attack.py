@@ -31,7 +31,8 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..audit import _cp_lower, _cp_upper, epsilon_lower_bound
+from ..audit import epsilon_lower_bound
+from ..audit._intervals import _cp_lower, _cp_upper
 from ..errors import InvalidParameterError
 from ..hypotheses import (
     FiniteClass,

@@ -25,7 +25,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..attacks import PIRATE_STRATEGIES, TardosCode, pirate, tardos_parameters
-from ..audit import FALSE_POSITIVE_RATE, _cp_lower, _cp_upper
+from ..audit import FALSE_POSITIVE_RATE
+from ..audit._intervals import _cp_lower, _cp_upper
 from ..random import Generator
 from ._framework import ExperimentResult, RunConfig, Table, register, run_trials
 

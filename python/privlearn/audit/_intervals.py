@@ -1,0 +1,44 @@
+"""Confidence bounds on event probabilities: one-sided Clopper--Pearson (exact binomial) lower
+and upper bounds on ``P(S)`` from the count of samples in ``S``, and the lower bound
+``ln((lo(P_num(S)) - delta) / hi(P_den(S)))`` on epsilon that a pair of them gives. Every
+epsilon lower bound of :mod:`privlearn.audit` (and of the attacks and experiments that reuse
+these bounds) is built from them."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+# Relative safety margin on the confidence bounds against rounding in the beta quantiles.
+_SAFETY = 1e-9
+
+
+def _cp_lower(k: np.ndarray, n: np.ndarray, a: float) -> np.ndarray:
+    """One-sided Clopper-Pearson lower bound on p from k successes in n, level a."""
+    k = np.asarray(k, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), k.shape)
+    out = np.zeros(k.shape)
+    pos = k > 0
+    if np.any(pos):
+        out[pos] = special.betaincinv(k[pos], n[pos] - k[pos] + 1.0, a)
+    return np.clip(out * (1.0 - _SAFETY), 0.0, 1.0)
+
+
+def _cp_upper(k: np.ndarray, n: np.ndarray, a: float) -> np.ndarray:
+    """One-sided Clopper-Pearson upper bound on p from k successes in n, level a."""
+    k = np.asarray(k, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), k.shape)
+    out = np.ones(k.shape)
+    lt = k < n
+    if np.any(lt):
+        out[lt] = 1.0 - special.betaincinv(n[lt] - k[lt], k[lt] + 1.0, a)
+    return np.clip(out * (1.0 + _SAFETY) + 1e-300, 0.0, 1.0)
+
+
+def _log_ratio_bound(k_num, n_num, k_den, n_den, a: float, delta: float) -> np.ndarray:
+    """``ln((lo(p_num) - delta) / hi(p_den))``: -inf where ``lo(p_num) <= delta``."""
+    lo = _cp_lower(k_num, n_num, a) - delta
+    hi = _cp_upper(k_den, n_den, a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), -np.inf)
+    return np.asarray(out, dtype=float)
