@@ -121,9 +121,9 @@ def assert_up(ours, truth, rel=1e-12, what=""):
         ({"epsilon": -0.1}, "epsilon", ">= 0"),
         ({"epsilon": float("nan")}, "epsilon", "finite"),
         ({"epsilon": float("inf")}, "epsilon", "finite"),
-        ({"epsilon": "1"}, "epsilon", "real number"),
-        ({"epsilon": True}, "epsilon", "real number"),
-        ({"epsilon": None}, "epsilon", "real number"),
+        ({"epsilon": "1"}, "epsilon", "finite number >= 0"),
+        ({"epsilon": True}, "epsilon", "of type bool"),
+        ({"epsilon": None}, "epsilon", "must be given"),
         ({"epsilon": Fraction(1, 3)}, "epsilon", "exactly representable"),
         ({"epsilon": 1.0, "delta": -1e-9}, "delta", "[0, 1)"),
         ({"epsilon": 1.0, "delta": 1.0}, "delta", "[0, 1)"),
@@ -290,7 +290,7 @@ def test_compose_optimal_hits_the_theorem_breakpoints():
 
 
 def test_compose_optimal_errors():
-    with pytest.raises(InvalidParameterError, match=r"^delta_slack: must be in \[0, 1\)"):
+    with pytest.raises(InvalidParameterError, match=r"^delta_slack: must be a finite number in \[0, 1\)"):
         compose_optimal(Budget(0.1), 10, 1.0)
     with pytest.raises(InvalidParameterError, match=r"^k: must be an integer >= 1"):
         compose_optimal(Budget(0.1), 2.0, 0.1)  # type: ignore[arg-type]

@@ -29,10 +29,11 @@ not cover what they release.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ._validate import check_integer
 from .accounting import Budget
+from .accounting._composition import compose_parallel
 from .errors import InvalidParameterError
 
 __all__ = [
@@ -135,18 +136,6 @@ def certified_guarantee(base: Any, n_samples: int, param_name: str = "base") -> 
             param_name,
         )
     return budget
-
-
-def compose_parallel(budgets: Iterable[Budget]) -> Budget:
-    r"""Parallel composition: mechanisms run on **disjoint** parts of the data, each part chosen
-    independently of the data, with guarantees :math:`(\varepsilon_i, \delta_i)`, are jointly
-    :math:`(\max_i \varepsilon_i, \max_i \delta_i)`-DP for replace-one neighbours (one record
-    lies in one part; McSherry 2009, Theorem 4). Exact (no rounding).
-    """
-    items = list(budgets)
-    if not items or not all(isinstance(b, Budget) for b in items):
-        raise InvalidParameterError("budgets: need at least one Budget", "budgets")
-    return Budget(max(b.epsilon for b in items), max(b.delta for b in items))
 
 
 def public_n_samples(X: Any, name: str = "X") -> int:

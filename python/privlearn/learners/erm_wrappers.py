@@ -36,7 +36,8 @@ from .._validate import (
     check_probability,
     check_real,
 )
-from ..accounting import Budget, _float_down, amplify_any_by_subsampling, amplify_by_subsampling
+from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
+from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, exponential
 from ..random import as_generator

@@ -32,7 +32,8 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._validate import check_choice, check_epsilon, check_integer, check_positive, check_real
-from ..accounting import _DIGITS, Budget, _context, _expm1, _float_up, _up
+from ..accounting import Budget
+from ..accounting._numerics import _DIGITS, _context, _expm1, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import as_generator

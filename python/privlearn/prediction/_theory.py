@@ -22,7 +22,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Optional, Tuple, Union
 
-from ..accounting import _context, _float_up, _inflate
+from ..accounting._numerics import _context, _float_up, _inflate
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _count
 from .._search import first_true

@@ -19,17 +19,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Optional
 
-from ..accounting import (
-    Budget,
-    _budget_up,
-    _context,
-    _float_up,
-    _ln_binomial,
-    _up,
-    amplify_by_subsampling,
-    compose_advanced,
-    group_privacy,
-)
+from ..accounting import Budget, amplify_by_subsampling, compose_advanced, group_privacy
+from ..accounting._budget import _budget_up
+from ..accounting._numerics import _context, _float_up, _ln_binomial, _up
 from .. import _core
 from ..errors import InvalidParameterError
 from .._validate import (
