@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from ._validate import check_integer
 from .errors import InvalidParameterError
 from .random import RngLike
 
@@ -45,19 +46,6 @@ __all__ = ["GF2Matrix", "MatrixLike", "rank", "rref", "solve", "nullspace", "inv
 
 def _words_per_row(cols: int) -> int:
     return (cols + 63) // 64
-
-
-def _dim(value: Any, name: str) -> int:
-    """A matrix dimension: a non-negative integer (not a bool)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name}: must be an integer >= 0, got a bool", name)
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise InvalidParameterError(f"{name}: must be an integer >= 0, got {value!r}", name) from None
-    if v < 0:
-        raise InvalidParameterError(f"{name}: must be an integer >= 0, got {v}", name)
-    return v
 
 
 def _bits(data: Any, name: str, ndim: Optional[int] = 2) -> np.ndarray:
@@ -168,7 +156,7 @@ class GF2Matrix:
             If the shape does not match ``cols``, the dtype is not an unsigned (or non-negative
             signed) integer, or a bit beyond column ``cols - 1`` is set.
         """
-        cols = _dim(cols, "cols")
+        cols = check_integer(cols, "cols", 0)
         arr = np.asarray(words)
         if arr.ndim != 2:
             raise InvalidParameterError(
@@ -193,13 +181,13 @@ class GF2Matrix:
     @classmethod
     def zeros(cls, rows: int, cols: int) -> "GF2Matrix":
         """The ``rows x cols`` zero matrix."""
-        rows, cols = _dim(rows, "rows"), _dim(cols, "cols")
+        rows, cols = check_integer(rows, "rows", 0), check_integer(cols, "cols", 0)
         return cls._wrap(np.zeros((rows, _words_per_row(cols)), dtype=np.uint64), cols)
 
     @classmethod
     def identity(cls, n: int) -> "GF2Matrix":
         """The ``n x n`` identity matrix."""
-        n = _dim(n, "n")
+        n = check_integer(n, "n", 0)
         words = np.zeros((n, _words_per_row(n)), dtype=np.uint64)
         idx = np.arange(n)
         words[idx, idx // 64] = np.left_shift(np.uint64(1), (idx % 64).astype(np.uint64))
@@ -213,7 +201,7 @@ class GF2Matrix:
         :mod:`privlearn.random`); the padding bits of the last word are cleared. The same seed
         gives the same matrix as the Rust core's ``Matrix::random``.
         """
-        rows, cols = _dim(rows, "rows"), _dim(cols, "cols")
+        rows, cols = check_integer(rows, "rows", 0), check_integer(cols, "cols", 0)
         return cls._wrap(_core.gf2_random(rows, cols, rng), cols)
 
     # ----------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from . import _core
-from ._validate import check_integer as _positive_int
+from ._validate import check_choice, check_integer
 from .errors import InvalidParameterError
 
 __all__ = [
@@ -212,7 +212,7 @@ def _weights(sample_weight: Any, n: int) -> Optional[np.ndarray]:
 def _max_count(max_count: Any) -> Optional[int]:
     if max_count is None:
         return None
-    return _positive_int(max_count, "max_count", 0)
+    return check_integer(max_count, "max_count", 0)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -306,7 +306,7 @@ class Dichotomies:
 
     def chunks(self, size: int) -> Iterator["Dichotomies"]:
         """Consecutive views of at most ``size`` labelings each."""
-        size = _positive_int(size, "size")
+        size = check_integer(size, "size")
         for s in range(0, len(self), size):
             yield Dichotomies(
                 self.hypothesis_class,
@@ -405,7 +405,7 @@ class DichotomyStream:
         self.hypothesis_class = hypothesis_class
         self._X = X
         self.n_points = int(X.shape[0])
-        self.chunk_size = _positive_int(chunk_size, "chunk_size")
+        self.chunk_size = check_integer(chunk_size, "chunk_size")
 
     @property
     def streamed(self) -> bool:
@@ -617,11 +617,7 @@ class Thresholds(_Real):
     _dim = 1
 
     def __init__(self, orientation: str = "ge") -> None:
-        if orientation not in ("ge", "le", "both"):
-            raise InvalidParameterError(
-                f"orientation: must be 'ge', 'le' or 'both', got {orientation!r}", "orientation"
-            )
-        self.orientation = orientation
+        self.orientation = check_choice(orientation, "orientation", ("ge", "le", "both"))
 
     def _params(self) -> Dict[str, Any]:
         return {"orientation": self.orientation}
@@ -714,7 +710,7 @@ class Rectangles(_Real):
     """
 
     def __init__(self, dim: int = 2) -> None:
-        self._dim = _positive_int(dim, "dim")
+        self._dim = check_integer(dim, "dim")
 
     def _params(self) -> Dict[str, Any]:
         return {"dim": self._dim}
@@ -799,7 +795,7 @@ class Halfspaces(_Real):
     """
 
     def __init__(self, dim: int) -> None:
-        self._dim = _positive_int(dim, "dim")
+        self._dim = check_integer(dim, "dim")
 
     def _params(self) -> Dict[str, Any]:
         return {"dim": self._dim}
@@ -860,9 +856,9 @@ class Points(_Real):
     """
 
     def __init__(self, dim: int = 1, domain_size: Optional[int] = None) -> None:
-        self._dim = _positive_int(dim, "dim")
+        self._dim = check_integer(dim, "dim")
         if domain_size is not None:
-            domain_size = _positive_int(domain_size, "domain_size")
+            domain_size = check_integer(domain_size, "domain_size")
             if self._dim != 1:
                 raise InvalidParameterError(
                     "domain_size: a finite domain {0..M-1} needs dim = 1", "domain_size"
@@ -943,7 +939,7 @@ class Parities(HypothesisClass):
     """
 
     def __init__(self, dim: int) -> None:
-        self._dim = _positive_int(dim, "dim")
+        self._dim = check_integer(dim, "dim")
 
     @property
     def dim(self) -> int:

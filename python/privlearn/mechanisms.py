@@ -25,8 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 from . import _core
-from ._validate import check_integer
-from .errors import InvalidParameterError
+from ._validate import check_accountant, check_integer
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -56,13 +55,9 @@ def _charged(
     ``times``-fold basic composition ``times * Budget(epsilon, delta)``: exact, rounded up."""
     if accountant is None:
         return call()
-    from .accounting import Accountant, Budget
+    from .accounting import Budget
 
-    if not isinstance(accountant, Accountant):
-        raise InvalidParameterError(
-            f"accountant: must be None or a privlearn.accounting.Accountant, got {type(accountant).__name__}",
-            "accountant",
-        )
+    check_accountant(accountant)
     budget = Budget(epsilon, delta)
     if times != 1:
         budget = times * budget

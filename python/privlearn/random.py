@@ -14,7 +14,7 @@ Use :func:`spawn_seeds` or :meth:`Generator.spawn` to give independent streams t
 
 from __future__ import annotations
 
-from typing import List, Optional, Union
+from typing import List, Union
 
 from . import _core
 from .errors import InvalidParameterError
@@ -56,12 +56,3 @@ def spawn_seeds(rng: RngLike, n: int) -> List[int]:
         raise InvalidParameterError(f"n: must be >= 0, got {n}", "n")
     gen = as_generator(rng)
     return list(gen.random_raw(n)) if n else []
-
-
-def _is_seeded(rng: Optional[RngLike]) -> bool:
-    """Whether ``rng`` makes the output reproducible (and therefore not private)."""
-    if rng is None:
-        return False
-    if isinstance(rng, Generator):
-        return bool(rng.seeded)
-    return True

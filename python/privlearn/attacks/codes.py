@@ -40,6 +40,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _integer
+from .._validate import check_choice, check_probability
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -80,15 +81,6 @@ PIRATE_STRATEGIES: Tuple[str, ...] = (
 
 def _error(name: str, message: str) -> InvalidParameterError:
     return InvalidParameterError(f"{name}: {message}", name)
-
-
-def _rate(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _error(name, f"must be a probability in (0, 1), got {value!r}")
-    v = float(value)
-    if not (0.0 < v < 1.0):
-        raise _error(name, f"must be a probability in (0, 1), got {v}")
-    return v
 
 
 def _binary(values: Any, name: str, ndim: int) -> np.ndarray:
@@ -304,9 +296,8 @@ def tardos_parameters(
     c = _integer(coalition_size, "coalition_size")
     if c > n:
         raise _error("coalition_size", f"must be at most n_users = {n}, got {c}")
-    xi = _rate(false_accusation, "false_accusation")
-    if variant not in VARIANTS:
-        raise _error("variant", f"must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    xi = check_probability(false_accusation, "false_accusation")
+    check_choice(variant, "variant", VARIANTS)
     m = None if length is None else _integer(length, "length")
     return _cached_parameters(n, c, xi, variant, m)
 
@@ -554,7 +545,7 @@ def boneh_shaw_parameters(n_users: int, false_accusation: float) -> BonehShawPar
     BonehShawParameters
     """
     n = _integer(n_users, "n_users")
-    xi = _rate(false_accusation, "false_accusation")
+    xi = check_probability(false_accusation, "false_accusation")
     d: Dict[str, Any] = _core.boneh_shaw_params(n, xi)
     return BonehShawParameters(**d)
 
@@ -707,8 +698,7 @@ def pirate(
     numpy.ndarray of bool, shape (length,)
         A feasible word (:func:`is_feasible` holds for the coalition's codewords).
     """
-    if strategy not in PIRATE_STRATEGIES:
-        raise _error("strategy", f"must be one of {', '.join(PIRATE_STRATEGIES)}, got {strategy!r}")
+    check_choice(strategy, "strategy", PIRATE_STRATEGIES)
     if isinstance(codewords, (TardosCode, BonehShawCode)):
         users = _coalition(coalition, codewords.n_users)
         rows = codewords._core.rows(users)

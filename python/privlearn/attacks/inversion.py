@@ -16,11 +16,11 @@ sensitive attribute is a one-hot block of columns whose reference level is the a
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
+from .._validate import check_positive
 from ..errors import InvalidParameterError
 
 __all__ = ["model_inversion"]
@@ -143,8 +143,8 @@ def model_inversion(
         sigma = float(np.sqrt(np.mean((predict(X) - y) ** 2)))
         if not sigma > 0:
             sigma = np.finfo(float).tiny  # a perfect fit: the likelihood decides alone
-    elif not (isinstance(sigma, numbers.Real) and not isinstance(sigma, bool) and np.isfinite(sigma) and sigma > 0):
-        raise InvalidParameterError(f"sigma: must be a finite number > 0; got {sigma!r}", "sigma")
+    else:
+        check_positive(sigma, "sigma")  # validated only: sigma keeps the caller's type
     scores = np.empty((n, k))
     Xv = X.copy()
     for v in range(k):

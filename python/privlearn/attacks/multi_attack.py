@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
@@ -33,6 +32,7 @@ import numpy as np
 
 from ..audit import epsilon_lower_bound
 from ..audit._intervals import _cp_lower, _cp_upper
+from .._validate import check_choice, check_integer, check_probability
 from ..errors import InvalidParameterError
 from ..hypotheses import (
     FiniteClass,
@@ -44,7 +44,7 @@ from ..hypotheses import (
     Rectangles,
     Thresholds,
 )
-from ..random import Generator, RngLike, as_generator
+from ..random import RngLike, as_generator
 from .codes import VARIANTS, TardosCode, is_feasible, tardos_parameters
 
 __all__ = ["fingerprinting_attack", "FingerprintingAttackResult", "distinguishing_point"]
@@ -259,14 +259,10 @@ def fingerprinting_attack(
     >>> res.identified, res.feasible       # every trial identifies a member
     (5, 5)
     """
-    if isinstance(n_users, bool) or not isinstance(n_users, numbers.Integral) or n_users < 1:
-        raise InvalidParameterError(f"n_users: must be an integer >= 1, got {n_users!r}", "n_users")
-    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
-        raise InvalidParameterError(f"trials: must be an integer >= 1, got {trials!r}", "trials")
-    if variant not in VARIANTS:
-        raise InvalidParameterError(f"variant: must be one of {', '.join(VARIANTS)}, got {variant!r}", "variant")
-    if not (isinstance(alpha, numbers.Real) and 0.0 < float(alpha) < 1.0):
-        raise InvalidParameterError(f"alpha: must be in (0, 1), got {alpha!r}", "alpha")
+    n_users = check_integer(n_users, "n_users")
+    trials = check_integer(trials, "trials")
+    check_choice(variant, "variant", VARIANTS)
+    check_probability(alpha, "alpha")
     if not (callable(getattr(learner, "fit", None)) and callable(getattr(learner, "predict", None))):
         raise InvalidParameterError("learner: must have fit(X, Y) and predict(X)", "learner")
     if point is None:

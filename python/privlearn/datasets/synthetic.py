@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from .._validate import check_integer as _count
+from .._validate import check_probability
 from ..hypotheses import (
     FiniteClass,
     Halfspace,
@@ -250,11 +251,7 @@ def make_concept_sample(
     ConceptSample
     """
     cls = _check_class(hypothesis_class)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"noise: must be a number in [0, 0.5], got {noise!r}", "noise")
-    noise = float(noise)
-    if not 0.0 <= noise <= 0.5:
-        raise InvalidParameterError(f"noise: must be in [0, 0.5], got {noise}", "noise")
+    noise = check_probability(noise, "noise", zero_ok=True, one_ok=True, hi=0.5)
     if (n is None) == (X is None):
         raise InvalidParameterError("n: give exactly one of n and X", "n")
     k = None if n_concepts is None else _count(n_concepts, "n_concepts")

@@ -30,7 +30,7 @@ from .. import _core
 from ..attacks import fingerprinting_attack
 from ..audit import FALSE_POSITIVE_RATE
 from ..gf2 import _pack
-from ..hypotheses import Parities, Parity, Point, Points
+from ..hypotheses import Parities, Points
 from ..multi import (
     ZERO,
     IndependentMultiLearner,

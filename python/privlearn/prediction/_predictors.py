@@ -4,7 +4,6 @@ subsample-and-aggregate baseline."""
 from __future__ import annotations
 
 import math
-import numbers
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -12,12 +11,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
-from ..accounting import Accountant, Budget
+from .._validate import check_accountant, check_choice, check_epsilon, check_integer, check_probability
+from ..accounting import Accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import FiniteClass, HypothesisClass, _labels
-from ..mechanisms import _charged
 from ..random import as_generator, spawn_seeds
 from . import _theory as th
+from ._charging import PerQueryCharging
 
 __all__ = [
     "StablePredictor",
@@ -66,10 +66,6 @@ def _points(h: HypothesisClass, X: Any) -> np.ndarray:
 
 def _flip_ratio(p: Fraction) -> Tuple[int, int]:
     return p.numerator, p.denominator
-
-
-def _positive(v: Any, name: str, upper: float = math.inf, closed: bool = False) -> float:
-    return th._real(v, name, 0.0, upper, hi_open=not closed)
 
 
 class _Predictor(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
@@ -199,7 +195,7 @@ class StablePredictor(_Predictor):
         InvalidParameterError
             On bad input or parameters, or (theory mode) a sample below the theory's size.
         """
-        gamma = _positive(self.gamma, "gamma", 1.0, closed=True)
+        gamma = check_probability(self.gamma, "gamma", one_ok=True)
         _core_class(self.hypotheses)
         n = _points(self.hypotheses, X).shape[0]
         if n == 0:
@@ -220,13 +216,13 @@ class StablePredictor(_Predictor):
         if m is None:
             m = int(math.floor(gamma * n / 2))
             if self.epsilon0 is not None:
-                m = _largest_m(n, gamma, _positive(self.epsilon0, "epsilon0"))
+                m = _largest_m(n, gamma, check_epsilon(self.epsilon0, "epsilon0"))
             if m < 1:
                 raise InvalidParameterError(
                     f"gamma: {gamma} is too small for n = {n} examples (the subset would be empty)",
                     "gamma",
                 )
-        m = th._count(m, "subsample_size")
+        m = check_integer(m, "subsample_size")
         if m > n or (m >= gamma * n and gamma < 1):
             raise InvalidParameterError(
                 f"subsample_size: must be at least 1 and below gamma * n = {gamma * n:g} (with n = "
@@ -238,7 +234,7 @@ class StablePredictor(_Predictor):
             if e0 is None:
                 raise InvalidParameterError("gamma: no epsilon0 meets it with this subsample_size", "gamma")
         else:
-            e0 = _positive(self.epsilon0, "epsilon0")
+            e0 = check_epsilon(self.epsilon0, "epsilon0")
             if th.stable_gamma(n, m, e0) > gamma:
                 raise InvalidParameterError(
                     f"epsilon0: with n = {n} and subsample_size = {m} the stability is "
@@ -269,7 +265,7 @@ class StablePredictor(_Predictor):
         privacy is needed.
         """
         Xq = self._queries(X)
-        k = th._count(n_subsets, "n_subsets")
+        k = check_integer(n_subsets, "n_subsets")
         p1 = _core.prediction_stable_proba(
             *self._sample_args(), Xq, self.subsample_size_, self.epsilon0_, k, self._rng_
         )
@@ -292,7 +288,7 @@ def _largest_m(n: int, gamma: float, e0: float) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-class PrivatePredictor(_Predictor):
+class PrivatePredictor(PerQueryCharging, _Predictor):
     r"""Private prediction with fewer samples than subsample-and-aggregate.
 
     Dagan and Feldman (COLT 2020). Each answer to a query is **one sampled label**, and nothing
@@ -413,29 +409,21 @@ class PrivatePredictor(_Predictor):
     # -- parameter resolution ------------------------------------------------------------------
 
     def _resolve(self, n: int) -> Dict[str, Any]:
-        eps = _positive(self.epsilon, "epsilon")
-        if self.method not in ("corollary1", "theorem2"):
-            raise InvalidParameterError(
-                f"method: must be 'corollary1' or 'theorem2', got {self.method!r}", "method"
-            )
-        if self.accountant is not None and not isinstance(self.accountant, Accountant):
-            raise InvalidParameterError(
-                f"accountant: must be None or a privlearn.accounting.Accountant, got "
-                f"{type(self.accountant).__name__}",
-                "accountant",
-            )
+        eps = check_epsilon(self.epsilon)
+        check_choice(self.method, "method", ("corollary1", "theorem2"))
+        check_accountant(self.accountant)
         if self.n_blocks is not None and self.method != "theorem2":
             raise InvalidParameterError("n_blocks: only the 'theorem2' method has blocks", "n_blocks")
         if self.alpha is not None:
             return self._resolve_theory(n, eps)
         h = self.hypotheses
-        p = th._probability(
+        p = th._flip_probability(
             self.flip_probability if self.flip_probability is not None else th.default_flip_probability(h, n, eps),
             "flip_probability",
         )
         scale = 1.0 if self.method == "corollary1" else 2.0  # inner epsilon of the direct route
         if self.subsample_size is not None:
-            m = th._count(self.subsample_size, "subsample_size")
+            m = check_integer(self.subsample_size, "subsample_size")
             if m > n:
                 raise InvalidParameterError(f"subsample_size: must be at most n = {n}, got {m}", "subsample_size")
         else:
@@ -447,7 +435,7 @@ class PrivatePredictor(_Predictor):
                     "X",
                 )
         if self.inner_epsilon is not None:
-            inner = _positive(self.inner_epsilon, "inner_epsilon")
+            inner = check_epsilon(self.inner_epsilon, "inner_epsilon")
         else:
             best = th.max_inner_epsilon(n, m, eps, p)
             if best is None:
@@ -462,7 +450,7 @@ class PrivatePredictor(_Predictor):
             k = self.n_blocks
             if k is None:
                 k = max(1, min(n, math.ceil(4 * math.log(1 / float(p)) / inner)))
-            k = th._count(k, "n_blocks")
+            k = check_integer(k, "n_blocks")
             if k > n:
                 raise InvalidParameterError(f"n_blocks: must be at most n = {n}, got {k}", "n_blocks")
             params["k"] = k
@@ -473,7 +461,7 @@ class PrivatePredictor(_Predictor):
             if getattr(self, name) is not None:
                 raise InvalidParameterError(f"{name}: the theory mode (alpha given) sets it itself", name)
         h = self.hypotheses
-        a = _positive(self.alpha, "alpha", 1.0)
+        a = check_probability(self.alpha, "alpha")
         if self.method == "corollary1":
             s = th.corollary1_setting(h, a, eps)
             if n < s.n:
@@ -481,12 +469,12 @@ class PrivatePredictor(_Predictor):
             gamma = min(1.0, s.alpha * eps / 2)
             m = int(math.floor(gamma * n / 2))
             e0 = th.max_epsilon0(n, m, gamma)
-            params: Dict[str, Any] = {"p": th._probability(a / 2, "alpha"), "m": m, "inner": e0}
+            params: Dict[str, Any] = {"p": th._flip_probability(a / 2, "alpha"), "m": m, "inner": e0}
         else:
             s = th.theorem2_setting(h, a, eps)
             if n < s.n:
                 raise self._too_small(s.n, n)
-            p = th._probability(a / 2, "alpha")
+            p = th._flip_probability(a / 2, "alpha")
             q = s.subsample_size / s.n
             at = th._theorem2_at(h, a, eps, n, q, s.inner_epsilon * s.disagreement, p)
             if at is None:  # pragma: no cover - the conditions are monotone in n
@@ -543,8 +531,7 @@ class PrivatePredictor(_Predictor):
             block_of = np.empty(n, dtype=np.uint64)
             block_of[order] = np.arange(n, dtype=np.uint64) % self.n_blocks_
             self._block_of = block_of
-        self.queries_answered_ = 0
-        self.privacy_spent_ = Budget(0.0)
+        self._reset_spending()
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -552,9 +539,6 @@ class PrivatePredictor(_Predictor):
         first (``BudgetExceededError``, with nothing drawn, if it does not fit)."""
         Xq = self._queries(X)
         q = Xq.shape[0]
-        if q == 0:
-            return np.zeros(0, dtype=np.int64)
-        total = (q * Budget(self.epsilon_)).epsilon  # q-fold basic composition, rounded up
         label = f"{type(self).__name__}({self.method}).predict: {q} queries"
 
         def draw() -> np.ndarray:
@@ -568,10 +552,7 @@ class PrivatePredictor(_Predictor):
                 self._block_of, self.n_blocks_, _flip_ratio(self._flip), self._rng_,
             )
 
-        out = _charged(self.accountant, total, 0.0, label, draw)
-        self.queries_answered_ += q
-        self.privacy_spent_ = self.queries_answered_ * Budget(self.epsilon_)
-        return out.astype(np.int64)
+        return self._answer(q, label, draw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -595,7 +576,7 @@ def _fit_teacher(base: Any, X: Any, y: np.ndarray) -> Any:
     return clone(base).fit(X, y)
 
 
-class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
+class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMixin):  # type: ignore[misc]
     r"""Subsample-and-aggregate private prediction: the baseline.
 
     ``n_teachers`` copies of ``base_estimator`` (any scikit-learn classifier) are trained on the
@@ -677,29 +658,20 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         """Train the teachers (nothing is released)."""
         from joblib import Parallel, delayed
 
-        eps = _positive(self.epsilon, "epsilon")
-        if self.aggregation not in ("noisy_vote", "randomized_response"):
-            raise InvalidParameterError(
-                f"aggregation: must be 'noisy_vote' or 'randomized_response', got {self.aggregation!r}",
-                "aggregation",
-            )
-        if self.accountant is not None and not isinstance(self.accountant, Accountant):
-            raise InvalidParameterError(
-                f"accountant: must be None or a privlearn.accounting.Accountant, got "
-                f"{type(self.accountant).__name__}",
-                "accountant",
-            )
+        eps = check_epsilon(self.epsilon)
+        check_choice(self.aggregation, "aggregation", ("noisy_vote", "randomized_response"))
+        check_accountant(self.accountant)
         if not hasattr(self.base_estimator, "fit") or not hasattr(self.base_estimator, "predict"):
             raise InvalidParameterError(
                 "base_estimator: must be a scikit-learn classifier (with fit and predict)", "base_estimator"
             )
         n = _num_samples(X)
-        k = th._count(self.n_teachers, "n_teachers")
+        k = check_integer(self.n_teachers, "n_teachers")
         if k > n:
             raise InvalidParameterError(f"n_teachers: must be at most n = {n}, got {k}", "n_teachers")
         yc = _labels(y, n).astype(np.int64)
         if self.aggregation == "randomized_response":
-            p = th._probability(min(0.5, 1.0 / (k * math.expm1(eps) + 2)), "epsilon")
+            p = th._flip_probability(min(0.5, 1.0 / (k * math.expm1(eps) + 2)), "epsilon")
             self.epsilon_ = th.randomized_response_epsilon(k, p)
             self._flip: Optional[Fraction] = p
             self.flip_probability_ = float(p)
@@ -716,8 +688,7 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         )
         self.classes_ = np.array([0, 1])
         self.n_samples_ = n
-        self.queries_answered_ = 0
-        self.privacy_spent_ = Budget(0.0)
+        self._reset_spending()
         return self
 
     def _votes(self, X: Any) -> np.ndarray:
@@ -743,9 +714,6 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
         """One private label per row of ``X``; charges ``len(X) * epsilon_`` first."""
         votes = self._votes(X)
         q = votes.shape[0]
-        if q == 0:
-            return np.zeros(0, dtype=np.int64)
-        total = (q * Budget(self.epsilon_)).epsilon  # q-fold basic composition, rounded up
         label = f"SubsampleAggregatePredictor({self.aggregation}).predict: {q} queries"
 
         def draw() -> np.ndarray:
@@ -753,10 +721,7 @@ class SubsampleAggregatePredictor(BaseEstimator, ClassifierMixin):  # type: igno
                 return _core.prediction_noisy_vote(votes, self.epsilon_, self._rng_)
             return _core.prediction_randomized_response(votes, _flip_ratio(self._flip), self._rng_)
 
-        out = _charged(self.accountant, total, 0.0, label, draw)
-        self.queries_answered_ += q
-        self.privacy_spent_ = self.queries_answered_ * Budget(self.epsilon_)
-        return out.astype(np.int64)
+        return self._answer(q, label, draw)
 
 
 def _num_samples(X: Any) -> int:

@@ -24,9 +24,8 @@ from typing import Any, Callable, Optional, Tuple, Union
 
 from ..accounting._numerics import _context, _float_up, _inflate
 from ..errors import InvalidParameterError
-from .._validate import check_integer as _count
 from .._search import first_true
-from .._validate import check_real
+from .._validate import check_delta, check_epsilon, check_integer, check_probability
 from ..hypotheses import (
     FiniteClass,
     Halfspaces,
@@ -66,26 +65,24 @@ Number = Union[int, float, Fraction]
 # --------------------------------------------------------------------------------------------
 
 
-def _real(v: Any, name: str, lo: float, hi: float, lo_open: bool = True, hi_open: bool = True) -> float:
-    return check_real(v, name, lo, hi, lo_open=lo_open, hi_open=hi_open)
-
-
-def _probability(v: Any, name: str) -> Fraction:
-    """A probability in ``(0, 1/2]`` as the exact value that is sampled: ``v`` rounded up to a
-    multiple of ``2^-62`` (a larger flip probability is more private)."""
+def _flip_probability(v: Any, name: str) -> Fraction:
+    """A flip probability in ``(0, 1/2]`` as the exact value that is sampled: ``v`` rounded up
+    to a multiple of ``2^-62`` (a larger flip probability is more private). A ``Fraction`` is
+    compared exactly (never through a float); anything else is checked by
+    :func:`~privlearn._validate.check_probability`."""
     if isinstance(v, Fraction):
         if not 0 < v <= Fraction(1, 2):
-            raise InvalidParameterError(f"{name}: must be in (0, 1/2], got {v}", name)
+            raise InvalidParameterError(f"{name}: must be a finite number in (0, 0.5]; got {v!r}", name)
         f = v
     else:
-        f = Fraction(_real(v, name, 0.0, 0.5, hi_open=False))
+        f = Fraction(check_probability(v, name, one_ok=True, hi=0.5))
     num = -((-f.numerator * FLIP_DENOMINATOR) // f.denominator)  # ceil
     return Fraction(num, FLIP_DENOMINATOR)
 
 
 def _subset(n: Any, m: Any) -> Tuple[int, int]:
-    n = _count(n, "n")
-    m = _count(m, "subsample_size")
+    n = check_integer(n, "n")
+    m = check_integer(m, "subsample_size")
     if m > n:
         raise InvalidParameterError(f"subsample_size: must be at most n = {n}, got {m}", "subsample_size")
     return n, m
@@ -170,7 +167,7 @@ def growth_function(hypotheses: HypothesisClass, m: int) -> int:
     int
     """
     h = _class(hypotheses)
-    m = _count(m, "m", 0)
+    m = check_integer(m, "m", 0)
     if isinstance(h, Thresholds):
         return (2 * m if m else 1) if h.orientation == "both" else m + 1
     if isinstance(h, Intervals):
@@ -232,7 +229,7 @@ def epsilon_net_size(hypotheses: HypothesisClass, alpha: float, delta: float) ->
     -------
     int
     """
-    return _epsilon_net_size(_class(hypotheses), _real(alpha, "alpha", 0.0, 1.0), _real(delta, "delta", 0.0, 1.0))
+    return _epsilon_net_size(_class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False))
 
 
 @lru_cache(maxsize=4096)
@@ -255,7 +252,7 @@ def uniform_convergence_size(hypotheses: HypothesisClass, alpha: float, delta: f
     Searched on the range where the bound decreases, ``n > (16 d/alpha^2 + d - 1)/2`` (the
     argument of :func:`epsilon_net_size`), so it also holds at every larger ``n``.
     """
-    return _uc_size(_class(hypotheses), _real(alpha, "alpha", 0.0, 1.0), _real(delta, "delta", 0.0, 1.0))
+    return _uc_size(_class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False))
 
 
 @lru_cache(maxsize=4096)
@@ -286,7 +283,7 @@ def stable_gamma(n: int, m: int, epsilon0: float) -> float:
     move it by at most 1. Rounded up.
     """
     n, m = _subset(n, m)
-    e0 = _real(epsilon0, "epsilon0", 0.0, math.inf)
+    e0 = check_epsilon(epsilon0, "epsilon0")
     with decimal.localcontext(_context(_DIGITS)):
         q = Decimal(m) / Decimal(n)
         t = Decimal(e0).exp()
@@ -349,8 +346,8 @@ def corollary1_epsilon(n: int, m: int, inner_epsilon: float, flip_probability: N
         In ``(0, 1/2]``; rounded up to the sampled value (a multiple of ``2^-62``).
     """
     n, m = _subset(n, m)
-    c = _real(inner_epsilon, "inner_epsilon", 0.0, math.inf)
-    p = _probability(flip_probability, "flip_probability")
+    c = check_epsilon(inner_epsilon, "inner_epsilon")
+    p = _flip_probability(flip_probability, "flip_probability")
     with decimal.localcontext(_context(_DIGITS)):
         r = _flip_ratio_bound(Decimal(m) / Decimal(n), Decimal(c), _d(p))
         return _up_float(r.ln())
@@ -361,8 +358,8 @@ def randomized_response_epsilon(n_teachers: int, flip_probability: Number) -> fl
     Dwork and Feldman 2018 with the flip of Corollary 1; spec/003 §3.0 B2):
     :math:`\ln(1 + (1 - 2p)/(k p))`. The answer ``p + (1-2p) c/k`` is at least ``p`` and one
     replaced example moves ``c`` by at most 1. Rounded up."""
-    k = _count(n_teachers, "n_teachers")
-    p = _probability(flip_probability, "flip_probability")
+    k = check_integer(n_teachers, "n_teachers")
+    p = _flip_probability(flip_probability, "flip_probability")
     with decimal.localcontext(_context(_DIGITS)):
         pd = _d(p)
         return _up_float((1 + (1 - 2 * pd) / (k * pd)).ln())
@@ -499,10 +496,10 @@ def theorem2_epsilon(
     """
     h = _class(hypotheses)
     n, m = _subset(n, m)
-    e1 = _real(epsilon1, "epsilon1", 0.0, math.inf)
-    p = _probability(flip_probability, "flip_probability")
+    e1 = check_epsilon(epsilon1, "epsilon1")
+    p = _flip_probability(flip_probability, "flip_probability")
     direct = corollary1_epsilon(n, m, 2 * e1, p)
-    t = _count(disagreement, "disagreement", 2) if disagreement is not None else _best_t(h, n, m, e1, p)
+    t = check_integer(disagreement, "disagreement", 2) if disagreement is not None else _best_t(h, n, m, e1, p)
     net, dr = _net_epsilon(h, n, m, e1, p, t) if t is not None else (math.inf, 1.0)
     if not math.isfinite(net):
         t = None
@@ -582,8 +579,8 @@ def default_flip_probability(hypotheses: HypothesisClass, n: int, epsilon: float
     accuracy; privacy holds for any ``p``.
     """
     h = _class(hypotheses)
-    n = _count(n, "n")
-    e = _real(epsilon, "epsilon", 0.0, math.inf)
+    n = check_integer(n, "n")
+    e = check_epsilon(epsilon)
     d = max(1, _vc(h))
     return min(0.25, 0.5 * math.sqrt(d / (math.expm1(e) * n)))
 
@@ -683,8 +680,8 @@ def stable_setting(hypotheses: HypothesisClass, alpha: float, gamma: float) -> P
     i.e. :math:`n = O(d\log(1/\alpha)/(\alpha\gamma) + d/\alpha^2)`.
     """
     h = _class(hypotheses)
-    a = _real(alpha, "alpha", 0.0, 1.0)
-    g = _real(gamma, "gamma", 0.0, 1.0, hi_open=False)
+    a = check_probability(alpha, "alpha")
+    g = check_probability(gamma, "gamma", one_ok=True)
     start = max(uniform_convergence_size(h, a, a), math.ceil(2 * epsilon_net_size(h, a, a) / g))
     n = _smallest_n(lambda k: _stable_conditions(h, a, g, k) is not None, start)
     m, e0 = _stable_conditions(h, a, g, n)  # type: ignore[misc]
@@ -701,9 +698,9 @@ def corollary1_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float
     :math:`n = \tilde O(d/(\alpha^2\varepsilon))` for ``epsilon <= 1``.
     """
     h = _class(hypotheses)
-    a = _real(alpha, "alpha", 0.0, 1.0)
-    e = _real(epsilon, "epsilon", 0.0, math.inf)
-    p = _probability(a / 2, "alpha")
+    a = check_probability(alpha, "alpha")
+    e = check_epsilon(epsilon)
+    p = _flip_probability(a / 2, "alpha")
     gamma = min(1.0, a * e / 2)
     st = stable_setting(h, a / 2, gamma)
     eps = corollary1_epsilon(st.n, st.subsample_size, st.inner_epsilon, p)
@@ -763,9 +760,9 @@ def theorem2_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float) 
     exact accounting.
     """
     h = _class(hypotheses)
-    a = _real(alpha, "alpha", 0.0, 1.0)
-    e = _real(epsilon, "epsilon", 0.0, math.inf)
-    p = _probability(a / 2, "alpha")
+    a = check_probability(alpha, "alpha")
+    e = check_epsilon(epsilon)
+    p = _flip_probability(a / 2, "alpha")
     best: Optional[PredictionSetting] = None
     start = max(uniform_convergence_size(h, a, a), 16)
     for q in [min(0.5, e) * 2.0**-j for j in range(1, 9)]:

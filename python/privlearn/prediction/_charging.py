@@ -1,0 +1,54 @@
+"""Per-query charging: the one path by which a private predictor pays for its answers.
+
+Each answer of a private predictor is an ``epsilon_``-private release, so ``q`` answers compose
+(basic composition) to ``q * epsilon_``. That amount is charged to the predictor's accountant
+before anything is drawn: a batch that does not fit raises
+:class:`~privlearn.errors.BudgetExceededError` and draws nothing. Then the answers are counted in
+``queries_answered_`` and ``privacy_spent_``. :class:`PerQueryCharging` holds this block
+once. :class:`~privlearn.prediction.PrivatePredictor` and
+:class:`~privlearn.prediction.SubsampleAggregatePredictor` both inherit it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..accounting import Accountant, Budget
+from ..mechanisms import _charged
+
+__all__ = ["PerQueryCharging"]
+
+
+class PerQueryCharging:
+    """Mixin of the predictors whose every answer is an ``epsilon_``-private release.
+
+    The class using it sets ``accountant`` (checked at ``fit`` with
+    :func:`privlearn._validate.check_accountant`) and ``epsilon_``. It calls
+    :meth:`_reset_spending` at the end of ``fit`` and answers through :meth:`_answer`.
+    """
+
+    accountant: Optional[Accountant]
+    epsilon_: float
+    queries_answered_: int
+    privacy_spent_: Budget
+
+    def _reset_spending(self) -> None:
+        """Nothing answered yet (``fit`` releases nothing)."""
+        self.queries_answered_ = 0
+        self.privacy_spent_ = Budget(0.0)
+
+    def _answer(self, q: int, label: str, draw: Callable[[], np.ndarray]) -> np.ndarray:
+        """The ``q`` labels that ``draw`` samples, as ``int64``. Before ``draw`` runs, this
+        charges ``q * epsilon_`` (the q-fold basic composition, exact and rounded up) to
+        ``accountant`` under ``label``. Afterwards it adds ``q`` to ``queries_answered_`` and
+        sets ``privacy_spent_`` to ``queries_answered_ * epsilon_``. With ``q = 0`` it charges
+        nothing and returns an empty array."""
+        if q == 0:
+            return np.zeros(0, dtype=np.int64)
+        total = (q * Budget(self.epsilon_)).epsilon  # q-fold basic composition, rounded up
+        out = _charged(self.accountant, total, 0.0, label, draw)
+        self.queries_answered_ += q
+        self.privacy_spent_ = self.queries_answered_ * Budget(self.epsilon_)
+        return out.astype(np.int64)
