@@ -16,14 +16,14 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validate import check_integer, check_positive, check_probability, check_real
+from .._validate import check_accountant, check_integer, check_positive, check_probability, check_real
 from ..accounting import Accountant, Budget, amplify_by_subsampling
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ..mechanisms import _charged
 from ..random import Generator, RngLike, as_generator
 from . import _accounting as acc
-from ._common import _accountant_arg, _budget_pair, _class_arg, _class_view, _training_data
+from ._common import _budget_pair, _class_arg, _class_view, _training_data
 from ._learners import Learner, as_learner
 from ._relabel import relabel
 from ._session import QuerySession, check_on_unstable
@@ -306,7 +306,7 @@ class AgnosticQueryRelease:
         Xc, yb = _training_data(learner, X, y)
         Xh = _class_view(self.hypothesis_class, learner, Xc, X)
         plan = self.plan(Xc.shape[0])
-        _accountant_arg(accountant)
+        check_accountant(accountant)
         gen = as_generator(rng)
         return _charged(
             accountant,

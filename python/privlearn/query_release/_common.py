@@ -1,18 +1,17 @@
 """What the release algorithms of :mod:`privlearn.query_release` share: the checks of their
-non-numeric arguments (budget pair, hypothesis class, accountant) and the reading of the private
-sample (non-empty, 0/1 labels; the points in the class's layout).
+budget pair and hypothesis class, and the reading of the private sample (non-empty, 0/1
+labels; the points in the class's layout).
 
 Internal module of :mod:`privlearn.query_release` (see its documentation).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 import numpy as np
 
 from .._validate import check_delta, check_epsilon
-from ..accounting import Accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ._learners import ClassLearner, Learner, check_labels
@@ -31,15 +30,6 @@ def _class_arg(hypothesis_class: Any) -> HypothesisClass:
             "hypothesis_class",
         )
     return hypothesis_class
-
-
-def _accountant_arg(accountant: Any) -> Optional[Accountant]:
-    if accountant is not None and not isinstance(accountant, Accountant):
-        raise InvalidParameterError(
-            f"accountant: must be None or a privlearn.accounting.Accountant, got {type(accountant).__name__}",
-            "accountant",
-        )
-    return accountant
 
 
 def _class_view(cls: HypothesisClass, learner: Learner, Xc: np.ndarray, X: Any) -> np.ndarray:

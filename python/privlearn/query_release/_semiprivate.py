@@ -12,13 +12,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .._validate import check_epsilon, check_integer
+from .._validate import check_accountant, check_epsilon, check_integer
 from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ..mechanisms import exponential
 from ..random import RngLike
-from ._common import _accountant_arg, _class_arg
+from ._common import _class_arg
 from ._learners import check_labels
 
 __all__ = ["SemiPrivateLearner"]
@@ -102,7 +102,7 @@ class SemiPrivateLearner:
             raise InvalidParameterError(str(err).replace("X:", "X_public:", 1), "X_public") from None
         if Xp.shape[0] == 0:
             raise InvalidParameterError("X_public: at least one public point is needed", "X_public")
-        _accountant_arg(accountant)
+        check_accountant(accountant)
         d = cls.dichotomies(Xp)
         scores = -d.mistakes_on(Xc, yb)
         i = int(exponential(scores, self.epsilon, 1.0, rng=rng, accountant=accountant))

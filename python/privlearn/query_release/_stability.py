@@ -14,13 +14,12 @@ from decimal import Decimal
 from typing import Any, Optional
 
 from .. import _core
-from .._validate import check_epsilon, check_real
+from .._validate import check_accountant, check_epsilon, check_real
 from ..accounting import Accountant, Budget
 from ..accounting._numerics import _context, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, laplace
 from ..random import RngLike
-from ._common import _accountant_arg
 
 __all__ = ["DistanceToInstability"]
 
@@ -97,7 +96,7 @@ class DistanceToInstability:
             Charged :attr:`privacy` before anything is drawn.
         """
         dist = check_real(distance, "distance", 0.0)
-        _accountant_arg(accountant)
+        check_accountant(accountant)
         noisy = _charged(
             accountant,
             self._privacy.epsilon,

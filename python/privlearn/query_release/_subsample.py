@@ -14,13 +14,13 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validate import check_integer, check_positive, check_probability, check_real
+from .._validate import check_accountant, check_integer, check_positive, check_probability, check_real
 from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import Generator, RngLike, as_generator
 from . import _accounting as acc
-from ._common import _accountant_arg, _budget_pair, _training_data
+from ._common import _budget_pair, _training_data
 from ._learners import Learner, as_learner
 from ._session import QuerySession, check_on_unstable
 
@@ -302,7 +302,7 @@ class SubsampleSVT:
         learner = as_learner(self.learner)
         Xc, yb = _training_data(learner, X, y)
         _need_rows(Xc.shape[0], self.k)
-        _accountant_arg(accountant)
+        check_accountant(accountant)
         gen = as_generator(rng)
         return _charged(
             accountant,

@@ -13,7 +13,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from .._validate import check_integer, check_probability
+from .._validate import check_accountant, check_integer, check_probability
 from ..accounting import Accountant, Budget, compose_basic
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
@@ -21,7 +21,7 @@ from ..mechanisms import _charged
 from ..random import Generator, RngLike, as_generator
 from . import _accounting as acc
 from ._agnostic import AgnosticQueryRelease
-from ._common import _accountant_arg, _budget_pair, _class_arg, _class_view, _training_data
+from ._common import _budget_pair, _class_arg, _class_view, _training_data
 from ._learners import Learner, as_learner
 from ._semiprivate import SemiPrivateLearner
 from ._session import PUBLISHED, QuerySession, Session
@@ -279,7 +279,7 @@ class UniversalQueryRelease:
             raise InvalidParameterError(  # pragma: no cover - the split prevents it
                 f"epsilon: the exact guarantee {total!r} exceeds the budget", "epsilon"
             )
-        _accountant_arg(accountant)
+        check_accountant(accountant)
         gen = as_generator(rng)
 
         def run() -> UniversalSession:
