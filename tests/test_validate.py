@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from privlearn._validate import (
-    check_accountant,
     check_choice,
     check_delta,
     check_epsilon,
@@ -18,6 +17,7 @@ from privlearn._validate import (
     check_probability,
     check_real,
 )
+from privlearn.accounting._accountant import check_accountant
 from privlearn.errors import InvalidParameterError
 
 

@@ -12,7 +12,6 @@ public).  The checks are data-independent by construction.
 - :func:`check_epsilon`, :func:`check_delta`, :func:`check_probability`,
   :func:`check_positive`: the named intervals, built on :func:`check_real`;
 - :func:`check_choice`: one of a few strings;
-- :func:`check_accountant`: ``None`` or a :class:`~privlearn.accounting.Accountant`.
 
 The Rust core checks the values it receives once more (``privlearn_core::error``); these
 Python checks give the messages users see.
@@ -24,17 +23,14 @@ import math
 import numbers
 import operator
 from fractions import Fraction
-from typing import TYPE_CHECKING, Optional, Sequence, SupportsIndex, cast
+from typing import Optional, Sequence, SupportsIndex, cast
 
 import numpy as np
 
 from .errors import InvalidParameterError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .accounting import Accountant
 
 __all__ = [
-    "check_accountant",
     "check_choice",
     "check_delta",
     "check_epsilon",
@@ -158,20 +154,5 @@ def check_choice(value: object, name: str, options: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise InvalidParameterError(
             f"{name}: must be one of {', '.join(repr(o) for o in options)}; got {value!r}", name
-        )
-    return value
-
-
-def check_accountant(value: object, name: str = "accountant") -> "Optional[Accountant]":
-    """``value`` if it is ``None`` or a :class:`privlearn.accounting.Accountant` (checked when
-    the release is configured, and again by every charge)."""
-    if value is None:
-        return None
-    from .accounting import Accountant  # lazy: accounting itself uses these checks
-
-    if not isinstance(value, Accountant):
-        raise InvalidParameterError(
-            f"{name}: must be None or a privlearn.accounting.Accountant, got {type(value).__name__}",
-            name,
         )
     return value

@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 from . import _core
-from ._validate import check_accountant, check_integer
+from ._validate import check_integer
+from .accounting._accountant import check_accountant
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -21,6 +21,17 @@ from ._budget import Budget, _budget_arg
 from ._numerics import _float_down, _float_up
 
 
+def check_accountant(value: object, name: str = "accountant") -> "Optional[Accountant]":
+    """``value`` if it is ``None`` or an :class:`Accountant` (checked when a release is
+    configured, and again by every charge); the one check of an ``accountant=`` argument."""
+    if value is not None and not isinstance(value, Accountant):
+        raise InvalidParameterError(
+            f"{name}: must be None or a privlearn.accounting.Accountant, got {type(value).__name__}",
+            name,
+        )
+    return value
+
+
 def _label_arg(value: object) -> str:
     if not isinstance(value, str):
         raise InvalidParameterError(

@@ -23,6 +23,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
 from .._validate import check_choice, check_epsilon, check_integer, check_real
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ._solvers import Loss, SolverError
@@ -90,19 +91,6 @@ def radius_arg(value: object) -> Optional[float]:
     return None if value is None else check_real(value, "radius", 0.0, lo_open=True, exact=True)
 
 
-def accountant_arg(value: object) -> None:
-    if value is None:
-        return
-    from ..accounting import Accountant
-
-    if not isinstance(value, Accountant):
-        raise InvalidParameterError(
-            "accountant: must be None or a privlearn.accounting.Accountant, got "
-            f"{type(value).__name__}",
-            "accountant",
-        )
-
-
 def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T], *, delta: float = 0.0) -> T:
     """Run ``call`` charging ``(epsilon, delta)`` to ``accountant`` (if any) only when it returns; a spend
     that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`).
@@ -111,7 +99,7 @@ def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T], 
     are used) spends nothing. A :class:`~._solvers.SolverError` is raised after the data were
     read, so whether it happens may depend on them: it is charged like a release (what a fit
     charges never depends on the data), and its message holds no data-dependent value."""
-    accountant_arg(accountant)
+    check_accountant(accountant)
 
     def guarded() -> Tuple[Optional[T], Optional[SolverError]]:
         try:

@@ -57,6 +57,7 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._validate import check_choice, check_epsilon, check_integer
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
@@ -150,7 +151,7 @@ class _OutputPerturbation(BaseEstimator):
         bound = check_choice(self.sensitivity_bound, "sensitivity_bound", SENSITIVITY_BOUNDS)  # type: ignore[attr-defined]
         data_norm = _base.bound_arg(self.data_norm, "data_norm")  # type: ignore[attr-defined]
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")  # type: ignore[attr-defined]
-        _base.accountant_arg(self.accountant)  # type: ignore[attr-defined]
+        check_accountant(self.accountant)
         return eps, variant, bound, data_norm, fit_intercept
 
 

@@ -25,7 +25,7 @@ class PerQueryCharging:
     """Mixin of the predictors whose every answer is an ``epsilon_``-private release.
 
     The class using it sets ``accountant`` (checked at ``fit`` with
-    :func:`privlearn._validate.check_accountant`) and ``epsilon_``. It calls
+    :func:`privlearn.accounting._accountant.check_accountant`) and ``epsilon_``. It calls
     :meth:`_reset_spending` at the end of ``fit`` and answers through :meth:`_answer`.
     """
 

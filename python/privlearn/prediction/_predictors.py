@@ -11,7 +11,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
-from .._validate import check_accountant, check_choice, check_epsilon, check_integer, check_probability
+from .._validate import check_choice, check_epsilon, check_integer, check_probability
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import FiniteClass, HypothesisClass, _labels

@@ -16,7 +16,8 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validate import check_accountant, check_integer, check_positive, check_probability, check_real
+from .._validate import check_integer, check_positive, check_probability, check_real
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget, amplify_by_subsampling
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass

@@ -12,7 +12,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .._validate import check_accountant, check_epsilon, check_integer
+from .._validate import check_epsilon, check_integer
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass

@@ -14,7 +14,8 @@ from decimal import Decimal
 from typing import Any, Optional
 
 from .. import _core
-from .._validate import check_accountant, check_epsilon, check_real
+from .._validate import check_epsilon, check_real
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
 from ..accounting._numerics import _context, _float_up, _up
 from ..errors import InvalidParameterError

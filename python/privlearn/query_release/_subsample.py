@@ -14,7 +14,8 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .. import _core
-from .._validate import check_accountant, check_integer, check_positive, check_probability, check_real
+from .._validate import check_integer, check_positive, check_probability, check_real
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged

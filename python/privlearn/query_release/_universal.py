@@ -13,7 +13,8 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from .._validate import check_accountant, check_integer, check_probability
+from .._validate import check_integer, check_probability
+from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget, compose_basic
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
