@@ -36,6 +36,7 @@ pub mod boneh_shaw;
 pub mod params;
 pub mod pirate;
 pub mod score;
+pub mod variant;
 
 use std::f64::consts::FRAC_PI_2;
 
@@ -45,8 +46,9 @@ use crate::error::{Error, Result};
 use crate::rng::{Rng, RngState};
 
 pub use boneh_shaw::{BonehShawCode, BonehShawParams};
-pub use params::{Params, Variant, parameters};
+pub use params::{Params, parameters};
 pub use pirate::{Strategy, is_feasible, pirate};
+pub use variant::Variant;
 
 use bits::{
     BitStream, Deposit, SoftDeposit, bernoulli_words, fixed_point_128, transpose64, words_for,

@@ -60,40 +60,7 @@ use std::sync::OnceLock;
 use crate::error::{Error, Result};
 
 use super::score;
-
-/// Which code (length, threshold) and which score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Variant {
-    /// Tardos' original constants and asymmetric score.
-    Tardos,
-    /// The symmetric score of Škorić et al. with a certified length (the default).
-    #[default]
-    Symmetric,
-}
-
-impl std::str::FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "tardos" => Ok(Variant::Tardos),
-            "symmetric" => Ok(Variant::Symmetric),
-            other => Err(Error::invalid(
-                "variant",
-                format!("must be 'symmetric' or 'tardos', got {other:?}"),
-            )),
-        }
-    }
-}
-
-impl Variant {
-    /// The public name (`"tardos"` or `"symmetric"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tardos => "tardos",
-            Variant::Symmetric => "symmetric",
-        }
-    }
-}
+use super::variant::Variant;
 
 /// Largest supported code length (positions).
 pub const MAX_LENGTH: usize = 1 << 40;

@@ -33,7 +33,7 @@
 use rayon::prelude::*;
 
 use super::bits::words_for;
-use super::params::Variant;
+use super::variant::Variant;
 
 /// Users per parallel task.
 const USER_BLOCK: usize = 256;
