@@ -12,6 +12,10 @@
 //! * [`expmech`]: the exponential mechanism, exact (default) and fast (float) paths.
 //! * [`grid`], [`noise`]: power-of-two grids and the exact (and float) noise samplers.
 //! * [`gf2`]: bit-packed GF(2) matrices: reduced echelon form, rank, products, solving.
+//! * [`predicates`]: exact geometric predicates on doubles (signs of affine forms,
+//!   orientations), filtered in floating point with an exact big-integer fallback.
+//! * [`linear`]: the data layout of linear predictors and the exact 0-1 mistakes of
+//!   halfspaces (fused, vectorised), shared by [`dichotomy`] and [`erm`].
 //! * [`mechanisms`]: Laplace, Gaussian, randomized response, noisy max, permute-and-flip,
 //!   stable selection and the sparse vector technique.
 //! * [`tardos`]: fingerprinting codes (Tardos, symmetric Tardos, robust Boneh–Shaw), pirate
@@ -35,9 +39,11 @@ pub mod exact;
 pub mod expmech;
 pub mod gf2;
 pub mod grid;
+pub mod linear;
 pub mod mechanisms;
 pub mod multi;
 pub mod noise;
+pub mod predicates;
 pub mod prediction;
 pub mod query_release;
 pub mod rng;

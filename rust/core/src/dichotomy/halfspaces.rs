@@ -1,7 +1,7 @@
 //! Affine halfspaces of `R^d`: `h_{w,b}(x) = 1[w . x + b >= 0]`, evaluated exactly.
 //!
 //! **Prediction** is exact: the sign of `w . x + b` is decided by the filtered predicate
-//! [`super::exact::affine_sign`], so points on or near the boundary are
+//! [`crate::predicates::affine_sign`], so points on or near the boundary are
 //! classified as the real-number formula says, never as rounding happens to fall.
 //!
 //! **Counts.** On `m` distinct points in general position the class induces Cover's (1965)
@@ -60,9 +60,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rayon::prelude::*;
 
-use super::exact::{self, AffineBasis, Dyadic};
 use super::{Dichotomies, Grouped, Source, collect, cut_above, cut_below, words_for};
 use crate::error::{Error, Result};
+use crate::predicates::{self, AffineBasis, Dyadic};
 
 /// Absolute error bound of the pseudo-angle keys of the sweep.
 const KEY_ERR: f64 = 16.0 * f64::EPSILON;
@@ -82,7 +82,7 @@ fn hull(g: &Grouped, coords: &[usize]) -> (usize, Vec<usize>) {
     if g.len() <= 1 {
         return (0, Vec::new());
     }
-    let e0 = exact::min_exponent(g.pts.iter().copied());
+    let e0 = predicates::min_exponent(g.pts.iter().copied());
     let mut basis = AffineBasis::new(g.point(0), coords.to_vec(), e0);
     for k in 1..g.len() {
         basis.insert(g.point(k));
@@ -120,8 +120,8 @@ fn offsets(u: [f64; 2], a: [f64; 2], b: [f64; 2]) -> (Option<f64>, Option<f64>) 
     // Common case: the mid-point is strictly between both projections, for both labelings.
     let mid = ua / 2.0 + ub / 2.0;
     if mid.is_finite()
-        && exact::affine_sign(&u, &a, -mid) < 0
-        && exact::affine_sign(&u, &b, -mid) > 0
+        && predicates::affine_sign(&u, &a, -mid) < 0
+        && predicates::affine_sign(&u, &b, -mid) > 0
     {
         return (Some(mid), Some(mid));
     }
@@ -133,8 +133,8 @@ fn offsets(u: [f64; 2], a: [f64; 2], b: [f64; 2]) -> (Option<f64>, Option<f64>) 
                 if !t.is_finite() || (tb.is_some() && ta.is_some()) {
                     continue;
                 }
-                let sa = exact::affine_sign(&u, &a, -t);
-                let sb = exact::affine_sign(&u, &b, -t);
+                let sa = predicates::affine_sign(&u, &a, -t);
+                let sb = predicates::affine_sign(&u, &b, -t);
                 if tb.is_none() && sa < 0 && sb >= 0 {
                     *tb = Some(t);
                 }
@@ -146,8 +146,8 @@ fn offsets(u: [f64; 2], a: [f64; 2], b: [f64; 2]) -> (Option<f64>, Option<f64>) 
     };
     try_all([ua / 2.0 + ub / 2.0, ua, ub], &mut found);
     if found.0.is_none() || found.1.is_none() {
-        let ea = exact::affine_exact(&u, &a, 0.0);
-        let eb = exact::affine_exact(&u, &b, 0.0);
+        let ea = predicates::affine_exact(&u, &a, 0.0);
+        let eb = predicates::affine_exact(&u, &b, 0.0);
         try_all(
             [ea.add(&eb).half().to_f64(), ea.to_f64(), eb.to_f64()],
             &mut found,
@@ -333,7 +333,7 @@ impl Sweep {
         };
         let mut keyed: Vec<(f64, u32, u32)> = packed.into_iter().map(unpack).collect();
         let exact_cmp = |a: &(f64, u32, u32), b: &(f64, u32, u32)| {
-            let s = exact::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2));
+            let s = predicates::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2));
             0.cmp(&s).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
         };
         // Runs of keys closer than twice the error bound are re-sorted exactly.
@@ -352,7 +352,7 @@ impl Sweep {
         for t in 1..keyed.len() {
             let (a, b) = (&keyed[t - 1], &keyed[t]);
             if b.0 - a.0 > 2.0 * KEY_ERR
-                || exact::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2)) != 0
+                || predicates::cross_diff(xy(a.1), xy(a.2), xy(b.1), xy(b.2)) != 0
             {
                 groups.push(t);
             }
@@ -442,8 +442,8 @@ impl Sweep {
         let o = [0.0, 0.0];
         u[0].is_finite()
             && u[1].is_finite()
-            && exact::cross_diff(cur[0], cur[1], o, v) > 0
-            && exact::cross_diff(o, v, next[0], next[1]) > 0
+            && predicates::cross_diff(cur[0], cur[1], o, v) > 0
+            && predicates::cross_diff(o, v, next[0], next[1]) > 0
     }
 
     /// Candidate directions `v` strictly between the critical angle of group `gi` and the next
@@ -476,7 +476,7 @@ impl Sweep {
                 1 => [-d1[1], d1[0]],
                 2 => [d1[0] + d2[0], d1[1] + d2[1]],
                 3 => exact_sum(),
-                4 => match exact::direction_between(cur, next) {
+                4 => match predicates::direction_between(cur, next) {
                     Some(v) => v,
                     None => continue,
                 },
@@ -490,8 +490,8 @@ impl Sweep {
                 continue;
             }
             let o = [0.0, 0.0];
-            if exact::cross_diff(cur[0], cur[1], o, v) > 0
-                && exact::cross_diff(o, v, next[0], next[1]) > 0
+            if predicates::cross_diff(cur[0], cur[1], o, v) > 0
+                && predicates::cross_diff(o, v, next[0], next[1]) > 0
             {
                 if tries == attempt {
                     // Scale by a power of two (exact) so that the larger weight is in [1, 2).
@@ -757,7 +757,7 @@ type LabelMap = HashMap<Vec<u64>, usize, BuildHasherDefault<WordHasher>>;
 fn hyperplane(pts: &[&[f64]], coords: &[usize], dim: usize) -> Option<(Vec<f64>, f64)> {
     use num_bigint::BigInt;
     let k = coords.len();
-    let e0 = exact::min_exponent(pts.iter().flat_map(|p| coords.iter().map(move |&c| p[c])));
+    let e0 = predicates::min_exponent(pts.iter().flat_map(|p| coords.iter().map(move |&c| p[c])));
     let int = |v: f64| {
         let (m, e) = crate::grid::decompose(v.abs());
         let b = BigInt::from(m) << (e - e0).max(0) as usize;
@@ -793,7 +793,7 @@ fn hyperplane(pts: &[&[f64]], coords: &[usize], dim: usize) -> Option<(Vec<f64>,
     for (j, &c) in coords.iter().enumerate() {
         n[c] = crate::grid::big_to_f64(&cof[j], shift);
     }
-    let c = exact::affine_exact(&n, pts[0], 0.0).neg().to_f64();
+    let c = predicates::affine_exact(&n, pts[0], 0.0).neg().to_f64();
     Some((n, c))
 }
 
@@ -886,7 +886,8 @@ fn tilt(
         if p.iter().any(|v| !v.is_finite()) {
             continue;
         }
-        if (0..g.len()).all(|k| (exact::affine_sign(&p[..dim], g.point(k), p[dim]) >= 0) == want(k))
+        if (0..g.len())
+            .all(|k| (predicates::affine_sign(&p[..dim], g.point(k), p[dim]) >= 0) == want(k))
         {
             return p;
         }
@@ -940,7 +941,7 @@ fn subsets(g: &Grouped, coords: &[usize], limit: usize) -> Result<Dichotomies<f6
     for (i, l) in labels.iter().enumerate() {
         map.entry(l.clone()).or_insert(i);
     }
-    let e0 = exact::min_exponent(g.pts.iter().copied());
+    let e0 = predicates::min_exponent(g.pts.iter().copied());
     for_each_subset(m, k, |s| {
         let spts: Vec<&[f64]> = s.iter().map(|&i| g.point(i)).collect();
         let mut sides = vec![0i8; m];
@@ -949,7 +950,7 @@ fn subsets(g: &Grouped, coords: &[usize], limit: usize) -> Result<Dichotomies<f6
         for (p, side) in sides.iter_mut().enumerate() {
             if !s.contains(&p) {
                 buf[k] = g.point(p);
-                *side = exact::orient(&buf, coords);
+                *side = predicates::orient(&buf, coords);
             }
         }
         if sides.iter().all(|&v| v == 0) {
@@ -1114,11 +1115,6 @@ impl Prepared {
         Ok(Prepared { g, coords })
     }
 
-    /// Dimension of the affine hull of the points.
-    pub fn hull_dim(&self) -> usize {
-        self.coords.len()
-    }
-
     /// The streaming generator, if the hull has dimension at most 2.
     pub fn planar(&self) -> Option<Planar> {
         let dim = self.g.dim;
@@ -1172,7 +1168,7 @@ pub fn predict(params: &[f64], x: &[f64]) -> Result<Vec<bool>> {
     super::check_shape(x, dim, "X")?;
     super::check_finite(x, "X")?;
     Ok(x.par_chunks(dim)
-        .map(|row| exact::affine_sign(&params[..dim], row, params[dim]) >= 0)
+        .map(|row| predicates::affine_sign(&params[..dim], row, params[dim]) >= 0)
         .collect())
 }
 

@@ -24,12 +24,11 @@
 //! `j / 64`, padding bits zero); duplicate points receive equal labels.
 //!
 //! Modules, one per class family: [`thresholds`], [`intervals`], [`rectangles`],
-//! [`halfspaces`] (with the exact geometric predicates of [`exact`]), [`parities`] (on the GF(2)
+//! [`halfspaces`] (with the exact geometric predicates of [`crate::predicates`]), [`parities`] (on the GF(2)
 //! core), [`points`], [`finite`]; the scoring of labelings against data is in [`score`].
 //! [`Class`] gathers the classes with real parameters behind one interface (collect, stream,
 //! count, ERM).
 
-pub mod exact;
 pub mod finite;
 pub mod halfspaces;
 pub mod intervals;

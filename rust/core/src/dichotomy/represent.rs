@@ -9,7 +9,7 @@
 //!
 //! * thresholds and intervals: the sample is sorted once with prefix counts of its labels, and a
 //!   representative's mistakes are two binary searches away, `O(log n)` each;
-//! * halfspaces: the exact fused 0-1 kernel of seed 000 ([`linear_risks`]: records in blocks,
+//! * halfspaces: the exact fused 0-1 kernel of seed 000 ([`zero_one_mistakes`]: records in blocks,
 //!   explicit SIMD up to dimension 4, each sign trusted only where a rounding-error bound
 //!   certifies it and decided exactly otherwise), parallel over representatives;
 //! * rectangles and points: every representative is evaluated on every point, `O(n dim)` each,
@@ -20,11 +20,10 @@
 
 use rayon::prelude::*;
 
-use super::exact::affine_sign;
 use super::{Class, check_finite, check_shape};
-use crate::erm::risk::{LinearData, linear_risks};
-use crate::erm::{Loss, Quantizer};
 use crate::error::{Error, Result};
+use crate::linear::{LinearData, zero_one_mistakes};
+use crate::predicates::affine_sign;
 
 /// Representatives per parallel task of the generic scorer.
 const PAR_REPS: usize = 64;
@@ -228,7 +227,7 @@ pub struct RepScorer {
     x: Vec<f64>,
     y: Vec<bool>,
     sorted: Option<Sorted>,
-    /// Halfspaces: the data laid out for the exact 0-1 kernel of [`linear_risks`].
+    /// Halfspaces: the data laid out for the exact 0-1 kernel of [`zero_one_mistakes`].
     linear: Option<Box<LinearData>>,
 }
 
@@ -358,8 +357,7 @@ impl RepScorer {
                 coef.extend_from_slice(&p[..d]);
                 intercept.push(p[d]);
             }
-            let unit = Quantizer::new(1.0, 0)?;
-            return linear_risks(&coef, &intercept, data, Loss::ZeroOne, &unit);
+            return zero_one_mistakes(&coef, &intercept, data);
         }
         let mut out = vec![0u64; count];
         out.par_chunks_mut(PAR_REPS)

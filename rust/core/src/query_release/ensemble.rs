@@ -6,7 +6,7 @@
 //! The prediction rule is [`Class::eval`] (the dichotomy module's parameter layouts: thresholds
 //! `[t, s]` (`s > 0`: `1[x >= t]`, else `1[x <= t]`), intervals `[a, b]` (`1[a <= x <= b]`, empty
 //! when `a > b`), rectangles `[lo.., hi..]`, halfspaces `[w.., b]` (`1[w . x + b >= 0]`, decided by
-//! the exact predicate [`crate::dichotomy::exact::affine_sign`]) and points `[p..]` (`1[x = p]`)).
+//! the exact predicate [`crate::predicates::affine_sign`]) and points `[p..]` (`1[x = p]`)).
 //!
 //! One-dimensional classes use sorted structures (the implementation notes' §5.3): the votes of
 //! `k` thresholds on a query are two binary searches in their sorted cut points (`O(log k)` per
@@ -16,9 +16,9 @@
 
 use rayon::prelude::*;
 
-use crate::dichotomy::exact::affine_sign;
 use crate::dichotomy::{Class, check_shape};
 use crate::error::{Error, Result};
+use crate::predicates::affine_sign;
 
 /// Queries per parallel task, and the smallest batch worth splitting by queries.
 const PAR_QUERIES: usize = 256;
