@@ -41,26 +41,25 @@ impl Error {
 /// Result alias used throughout the core crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Checks that a privacy parameter `epsilon` is a finite number `> 0`.
-pub fn check_epsilon(epsilon: f64) -> Result<()> {
-    if epsilon.is_finite() && epsilon > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "epsilon",
-            format!("must be a finite number > 0, got {epsilon}"),
-        ))
-    }
+/// Checks that a privacy parameter named `name` (`"epsilon"`, or `"epsilon0"`, `"epsilon1"`...
+/// where a function takes several) is a finite number `> 0`.
+pub fn check_epsilon(epsilon: f64, name: &'static str) -> Result<()> {
+    check_finite_positive(epsilon, name)
 }
 
 /// Checks that a sensitivity is a finite number `> 0`.
 pub fn check_sensitivity(sensitivity: f64) -> Result<()> {
-    if sensitivity.is_finite() && sensitivity > 0.0 {
+    check_finite_positive(sensitivity, "sensitivity")
+}
+
+/// Checks that the parameter `name` is a finite number `> 0`.
+fn check_finite_positive(value: f64, name: &'static str) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
         Err(Error::invalid(
-            "sensitivity",
-            format!("must be a finite number > 0, got {sensitivity}"),
+            name,
+            format!("must be a finite number > 0, got {value}"),
         ))
     }
 }

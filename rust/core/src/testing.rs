@@ -10,6 +10,9 @@
 //! (Annals of Statistics 2000, Lemma 1): for `X ~ χ²_k`,
 //! `P(X >= k + 2 sqrt(k x) + 2x) <= e^{-x}`; with `x = ln(1e6)` the asymptotic false-positive
 //! rate is at most `1e-6`.
+//!
+//! [`assert_rate`] checks a single Bernoulli frequency against its probability (six standard
+//! deviations).
 
 /// The false-positive rate of every distribution test.
 pub const FALSE_POSITIVE_RATE: f64 = 1e-6;
@@ -69,6 +72,17 @@ pub fn assert_law_with_power(counts: &[u64], law: &[f64], wrong: &[&[f64]], what
             threshold(k)
         );
     }
+}
+
+/// Asserts that `freq`, the frequency of ones in `draws` independent
+/// Bernoulli(`p`) trials, is within six standard deviations of `p` (plus `slack`): a two-sided
+/// false-positive rate of about `2e-9` per call.
+pub fn assert_rate(freq: f64, p: f64, draws: usize, slack: f64, what: &str) {
+    let sd = (p * (1.0 - p) / draws as f64).sqrt();
+    assert!(
+        (freq - p).abs() < 6.0 * sd + slack,
+        "{what}: frequency {freq} vs probability {p} ({draws} draws)"
+    );
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub fn gaussian_sigma(
             .sigma()),
         Numerics::Fast => {
             privlearn_core::error::check_sensitivity(sensitivity).map_err(to_py)?;
-            privlearn_core::error::check_epsilon(epsilon).map_err(to_py)?;
+            privlearn_core::error::check_epsilon(epsilon, "epsilon").map_err(to_py)?;
             if !(delta > 0.0 && delta < 1.0) {
                 return Err(invalid("delta", format!("must lie in (0, 1), got {delta}")));
             }

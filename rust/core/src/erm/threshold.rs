@@ -185,7 +185,7 @@ pub fn sample_threshold(
     sensitivity: f64,
     rng: &mut Rng,
 ) -> Result<f64> {
-    crate::error::check_epsilon(epsilon)?;
+    crate::error::check_epsilon(epsilon, "epsilon")?;
     crate::error::check_sensitivity(sensitivity)?;
     let grid = ThresholdGrid::new(low, high)?;
     let pieces = threshold_pieces(&grid, ge, x, y)?;

@@ -396,7 +396,7 @@ pub fn sample_i64_weighted(
     sensitivity: f64,
     rng: &mut Rng,
 ) -> Result<usize> {
-    crate::error::check_epsilon(epsilon)?;
+    crate::error::check_epsilon(epsilon, "epsilon")?;
     crate::error::check_sensitivity(sensitivity)?;
     if scores.len() != weights.len() {
         return Err(Error::invalid(

@@ -82,7 +82,7 @@ pub fn exponential_draws(
     size: usize,
     rng: &mut Rng,
 ) -> Result<Vec<usize>> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_sensitivity(sensitivity)?;
     if scores.len() == 0 {
         return Err(Error::invalid(

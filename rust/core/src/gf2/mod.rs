@@ -15,14 +15,12 @@
 //! result for the same input.
 
 mod basis;
-mod elim;
+pub(crate) mod elim;
 mod kernel;
 mod matrix;
 mod ops;
 pub mod reference;
 
-#[cfg(test)]
-pub(crate) use elim::rref_limited;
 pub use matrix::Matrix;
 pub(crate) use matrix::advise_huge_pages;
 pub use ops::learn_parity;

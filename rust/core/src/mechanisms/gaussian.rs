@@ -234,7 +234,7 @@ impl Gaussian {
         calibration: Calibration,
     ) -> Result<Self> {
         check_sensitivity(sensitivity)?;
-        check_epsilon(epsilon)?;
+        check_epsilon(epsilon, "epsilon")?;
         check_delta_open(delta)?;
         if !(1e-250..=1e250).contains(&sensitivity) || !(1e-100..=1e100).contains(&epsilon) {
             return Err(Error::invalid(
@@ -309,7 +309,7 @@ pub fn gaussian_fast(
     rng: &mut Rng,
 ) -> Result<Vec<f64>> {
     check_sensitivity(sensitivity)?;
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_delta_open(delta)?;
     check_finite(values, "value")?;
     let sigma = continuous_sigma(sensitivity, epsilon, delta, calibration)?;

@@ -38,7 +38,7 @@ impl Laplace {
     /// Plans the mechanism for an L1 `sensitivity`, `epsilon` and `dim` coordinates.
     pub fn new(sensitivity: f64, epsilon: f64, dim: usize) -> Result<Self> {
         check_sensitivity(sensitivity)?;
-        check_epsilon(epsilon)?;
+        check_epsilon(epsilon, "epsilon")?;
         let (lo, hi) = SENSITIVITY_RANGE;
         if !(lo..=hi).contains(&sensitivity) {
             return Err(crate::Error::invalid(
@@ -102,7 +102,7 @@ pub fn laplace_fast(
     rng: &mut Rng,
 ) -> Result<Vec<f64>> {
     check_sensitivity(sensitivity)?;
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_finite(values, "value")?;
     let b = sensitivity / epsilon;
     Ok(values

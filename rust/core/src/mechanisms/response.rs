@@ -39,7 +39,7 @@ pub fn randomized_response_k(
     epsilon: f64,
     rng: &mut Rng,
 ) -> Result<Vec<u64>> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     if k < 2 {
         return Err(Error::invalid(
             "k",

@@ -68,7 +68,7 @@ pub fn report_noisy_max(
         }
         NoisyMaxNoise::Exponential => permute_and_flip(scores, epsilon, sensitivity, rng),
         NoisyMaxNoise::Laplace => {
-            check_epsilon(epsilon)?;
+            check_epsilon(epsilon, "epsilon")?;
             check_sensitivity(sensitivity)?;
             let values: Vec<f64> = match scores {
                 Scores::Real(s) => s.to_vec(),
@@ -108,7 +108,7 @@ pub fn permute_and_flip(
     sensitivity: f64,
     rng: &mut Rng,
 ) -> Result<usize> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_sensitivity(sensitivity)?;
     let n = match scores {
         Scores::Real(s) => s.len(),
@@ -134,7 +134,7 @@ pub fn stable_argmax(
     sensitivity: f64,
     rng: &mut Rng,
 ) -> Result<Option<usize>> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_delta_open(delta)?;
     check_sensitivity(sensitivity)?;
     // Best and runner-up in grid units, and the sensitivity in units.

@@ -37,7 +37,7 @@ impl SparseVectorPlan {
     /// The plan for `epsilon`, query `sensitivity` and `max_positives` runs (see the module
     /// documentation).
     pub fn new(epsilon: f64, sensitivity: f64, max_positives: u64) -> Result<Self> {
-        check_epsilon(epsilon)?;
+        check_epsilon(epsilon, "epsilon")?;
         check_sensitivity(sensitivity)?;
         if max_positives == 0 {
             return Err(Error::invalid(
@@ -94,7 +94,7 @@ impl SparseVector {
         max_positives: u64,
         rng: &mut Rng,
     ) -> Result<Self> {
-        check_epsilon(epsilon)?;
+        check_epsilon(epsilon, "epsilon")?;
         check_sensitivity(sensitivity)?;
         if !threshold.is_finite() {
             return Err(Error::invalid(

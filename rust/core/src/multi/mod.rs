@@ -35,7 +35,7 @@ use crate::mechanisms::{ceil_scale, check_delta_open};
 /// Validates `(epsilon, delta)` of an approximate-DP step before any work: `epsilon` finite and
 /// `> 0` and small enough for the exact sampler, `0 < delta < 1`.
 fn check_budget(epsilon: f64, delta: f64) -> Result<()> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_delta_open(delta)?;
     // The stable selection's noise scale is 2/ε in count units (4/ε after a split in two).
     ceil_scale(4, epsilon).map(|_| ())

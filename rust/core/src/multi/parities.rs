@@ -6,8 +6,6 @@ use super::{check_budget, no_concepts, top_two_runs};
 use crate::error::{Error, Result};
 use crate::expmech::Scores;
 use crate::gf2::Matrix;
-#[cfg(test)]
-use crate::gf2::rref_limited;
 use crate::mechanisms::select::stable_argmax;
 use crate::rng::Rng;
 
@@ -214,19 +212,6 @@ fn candidate(x: &Matrix, y: &Matrix, r0: usize, m: usize) -> Option<Vec<u64>> {
     Some(out)
 }
 
-/// [`candidate`] through the general reduced echelon form of [`crate::gf2`] (the reference the
-/// tests compare with).
-#[cfg(test)]
-fn candidate_reference(x: &Matrix, y: &Matrix, r0: usize, m: usize) -> Option<Vec<u64>> {
-    let d = x.cols();
-    let mut a = Matrix::from_rows_words(m, d + y.cols(), &augmented(x, y, r0, m)).unwrap();
-    let pivots = rref_limited(&mut a, d);
-    if pivots.len() < d || (d..m).any(|i| a.row(i).iter().any(|&w| w != 0)) {
-        return None;
-    }
-    Some(a.submatrix(0, d, d, d + y.cols()).to_rows_words())
-}
-
 /// [`candidate`] when `dim + k <= 64`: each row of `[A_t | B_t]` is one word, eliminated in
 /// place without building a matrix (the common case of one concept at a time).
 fn candidate_narrow(x: &Matrix, y: &Matrix, r0: usize, m: usize) -> Option<Vec<u64>> {
@@ -348,6 +333,19 @@ pub fn search_parities(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gf2::elim::rref_limited;
+
+    /// [`candidate`] through the general reduced echelon form of [`crate::gf2`] (the reference the
+    /// tests compare with).
+    fn candidate_reference(x: &Matrix, y: &Matrix, r0: usize, m: usize) -> Option<Vec<u64>> {
+        let d = x.cols();
+        let mut a = Matrix::from_rows_words(m, d + y.cols(), &augmented(x, y, r0, m)).unwrap();
+        let pivots = rref_limited(&mut a, d);
+        if pivots.len() < d || (d..m).any(|i| a.row(i).iter().any(|&w| w != 0)) {
+            return None;
+        }
+        Some(a.submatrix(0, d, d, d + y.cols()).to_rows_words())
+    }
 
     fn random_bits(rows: usize, cols: usize, rng: &mut Rng) -> Matrix {
         Matrix::random(rows, cols, rng)

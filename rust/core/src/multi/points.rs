@@ -39,7 +39,7 @@ pub fn stability_histogram(
     delta: f64,
     rng: &mut Rng,
 ) -> Result<Vec<(usize, i64)>> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     check_delta_open(delta)?;
     let scale = histogram_scale(epsilon)?;
     let cutoff = 1 + release_threshold(scale, delta);
@@ -67,7 +67,7 @@ fn histogram_scale(epsilon: f64) -> Result<Ratio> {
 /// sensitivity-1 quality at `ε/2`): `4/ε` rounded up to a multiple of `2^-30`. The single source
 /// of the scale that sample-size bounds for `learn_points` may assume.
 pub fn learn_points_noise_scale(epsilon: f64) -> Result<Ratio> {
-    check_epsilon(epsilon)?;
+    check_epsilon(epsilon, "epsilon")?;
     histogram_scale(epsilon / 2.0)
 }
 

@@ -14,8 +14,8 @@
 //!   Feldman 2018 with the flip of Corollary 1). Sampled exactly (uniform index, exact
 //!   Bernoulli(`p`)).
 
-use super::{Flip, check_eps, per_query};
-use crate::error::{Error, Result};
+use super::{Flip, per_query};
+use crate::error::{Error, Result, check_epsilon};
 use crate::expmech::exact::sample_i64;
 use crate::rng::Rng;
 
@@ -43,7 +43,7 @@ fn check_votes(votes: &[bool], k: usize) -> Result<usize> {
 /// One private-vote answer per row of the `q x k` matrix `votes` (row `j` holds the `k` models'
 /// labels at query `j`); each answer is an independent release.
 pub fn noisy_vote(votes: &[bool], k: usize, epsilon: f64, rng: &mut Rng) -> Result<Vec<bool>> {
-    check_eps(epsilon, "epsilon")?;
+    check_epsilon(epsilon, "epsilon")?;
     let q = check_votes(votes, k)?;
     let counts: Vec<f64> = (0..q)
         .map(|j| votes[j * k..(j + 1) * k].iter().filter(|&&v| v).count() as f64)
@@ -73,7 +73,7 @@ pub fn randomized_response(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prediction::assert_rate;
+    use crate::testing::assert_rate;
 
     fn rate(v: &[bool]) -> f64 {
         v.iter().filter(|&&b| b).count() as f64 / v.len() as f64

@@ -36,7 +36,7 @@ pub mod stable;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result, check_epsilon};
+use crate::error::{Error, Result};
 use crate::expmech::exact::sample_i64;
 use crate::rng::Rng;
 use cover::{Cover, Reps};
@@ -146,27 +146,10 @@ pub(crate) fn selection_probabilities<C: Cover>(
     Ok(w.into_iter().map(|v| v / z).collect())
 }
 
-/// Checks an `epsilon` named `name`.
-pub(crate) fn check_eps(epsilon: f64, name: &'static str) -> Result<()> {
-    check_epsilon(epsilon)
-        .map_err(|_| Error::invalid(name, format!("must be a finite number > 0, got {epsilon}")))
-}
-
-/// Test helper: asserts that `freq`, the frequency of ones in `draws` independent
-/// Bernoulli(`p`) trials, is within six standard deviations of `p` (plus `slack`): a two-sided
-/// false-positive rate of about `2e-9` per call.
-#[cfg(test)]
-pub(crate) fn assert_rate(freq: f64, p: f64, draws: usize, slack: f64, what: &str) {
-    let sd = (p * (1.0 - p) / draws as f64).sqrt();
-    assert!(
-        (freq - p).abs() < 6.0 * sd + slack,
-        "{what}: frequency {freq} vs probability {p} ({draws} draws)"
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::assert_rate;
 
     #[test]
     fn subsets_are_uniform_and_distinct() {

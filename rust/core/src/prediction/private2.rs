@@ -15,8 +15,8 @@
 
 use super::aggregate::vote;
 use super::cover::Cover;
-use super::{Flip, check_eps, check_subset, per_query, select, subset};
-use crate::error::{Error, Result};
+use super::{Flip, check_subset, per_query, select, subset};
+use crate::error::{Error, Result, check_epsilon};
 use crate::rng::Rng;
 
 /// Parameters of the Theorem 2 predictor.
@@ -71,7 +71,7 @@ impl Private2Config {
 
     fn check(&self, n: usize) -> Result<()> {
         check_subset(self.m, n)?;
-        check_eps(self.epsilon1, "epsilon1")?;
+        check_epsilon(self.epsilon1, "epsilon1")?;
         let covered: usize = self.blocks.iter().map(Vec::len).sum();
         if covered != n
             || self
@@ -121,9 +121,9 @@ mod tests {
     use super::*;
     use crate::dichotomy::Class;
     use crate::dichotomy::thresholds::Orientation;
-    use crate::prediction::assert_rate;
     use crate::prediction::cover::RealCover;
     use crate::prediction::selection_probabilities;
+    use crate::testing::assert_rate;
 
     #[test]
     fn frequencies_match_the_exact_probability() {

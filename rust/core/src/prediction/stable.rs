@@ -13,8 +13,8 @@
 //! `e^ε = max(1 + (1-2p) q/p, (1-p) / (p + (1-2p)(1-q) e^{-ε₀}))`, `q = m/n`.
 
 use super::cover::Cover;
-use super::{Flip, check_eps, check_subset, per_query, select, selection_probabilities, subset};
-use crate::error::{Error, Result};
+use super::{Flip, check_subset, per_query, select, selection_probabilities, subset};
+use crate::error::{Error, Result, check_epsilon};
 use crate::rng::Rng;
 
 /// Parameters of one stable (or, with a flip, private) prediction.
@@ -31,7 +31,7 @@ pub struct StableConfig {
 impl StableConfig {
     fn check(&self, n: usize) -> Result<()> {
         check_subset(self.m, n)?;
-        check_eps(self.epsilon0, "epsilon0")
+        check_epsilon(self.epsilon0, "epsilon0")
     }
 }
 
@@ -69,7 +69,7 @@ pub fn proba<C: Cover>(
     rng: &mut Rng,
 ) -> Result<Vec<f64>> {
     check_subset(m, cover.n())?;
-    check_eps(epsilon0, "epsilon0")?;
+    check_epsilon(epsilon0, "epsilon0")?;
     if n_subsets == 0 {
         return Err(Error::invalid(
             "n_subsets",
@@ -98,8 +98,8 @@ mod tests {
     use super::*;
     use crate::dichotomy::Class;
     use crate::dichotomy::thresholds::Orientation;
-    use crate::prediction::assert_rate;
     use crate::prediction::cover::{FiniteCover, RealCover};
+    use crate::testing::assert_rate;
 
     fn sample() -> (Vec<f64>, Vec<bool>) {
         let x = vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
