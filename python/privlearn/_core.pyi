@@ -22,7 +22,6 @@ __all__ = [
     "report_noisy_max",
     "permute_and_flip",
     "stable_argmax",
-    "_panic_for_tests",
     "__version__",
     "build_profile",
 ]
@@ -67,7 +66,6 @@ def exponential(
     numerics: str = "exact",
 ) -> np.ndarray: ...
 def log_sum_exp(x: ArrayLike) -> float: ...
-def _panic_for_tests() -> None: ...
 def laplace(
     value: ArrayLike,
     sensitivity: float,

@@ -5,7 +5,7 @@ use privlearn_core::expmech::{self, Numerics, Scores};
 use privlearn_core::vmath;
 use pyo3::prelude::*;
 
-pub(crate) use crate::convert::{as_ndarray, with_scores};
+use crate::convert::{as_ndarray, with_scores};
 use crate::errors::{detach_guarded, invalid, to_py};
 use crate::rng::RngArg;
 
@@ -73,13 +73,5 @@ pub fn log_sum_exp(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
                 }
             })
         })
-    })
-}
-
-/// Panics inside the guarded section (tests only): must raise ``InternalError``.
-#[pyfunction]
-pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
-    detach_guarded(py, || -> Result<(), privlearn_core::Error> {
-        panic!("deliberate panic for the test suite")
     })
 }

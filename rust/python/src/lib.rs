@@ -15,6 +15,8 @@ mod prediction;
 mod query_release;
 mod rng;
 mod tardos;
+#[cfg(feature = "test-hooks")]
+mod test_hooks;
 
 use pyo3::prelude::*;
 
@@ -34,7 +36,7 @@ mod _core {
         erm_threshold_mistakes, erm_threshold_pieces,
     };
     #[pymodule_export]
-    use crate::expmech::{_panic_for_tests, exponential, log_sum_exp};
+    use crate::expmech::{exponential, log_sum_exp};
     #[pymodule_export]
     use crate::gf2::{
         gf2_inverse, gf2_mul, gf2_nullspace, gf2_random, gf2_rank, gf2_rref, gf2_solve,
@@ -82,6 +84,8 @@ mod _core {
                 "release"
             },
         )?;
+        #[cfg(feature = "test-hooks")]
+        crate::test_hooks::install(m)?;
         Ok(())
     }
 }
