@@ -31,10 +31,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import privlearn  # noqa: E402
-from privlearn import _core  # noqa: E402
 from peers.common import Row  # noqa: E402
+from privlearn import _core  # noqa: E402
 
-SECTIONS = sorted(p.stem for p in (HERE / "peers").glob("*.py") if p.stem not in ("__init__", "common"))
+SECTIONS = sorted(
+    p.stem for p in (HERE / "peers").glob("*.py") if p.stem not in ("__init__", "common")
+)
 
 
 def _fmt(t: Optional[float], unit: str = "s") -> str:
@@ -50,8 +52,12 @@ def _fmt(t: Optional[float], unit: str = "s") -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sections", nargs="*", help=f"sections to run (default: all of {', '.join(SECTIONS)})")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "sections", nargs="*", help=f"sections to run (default: all of {', '.join(SECTIONS)})"
+    )
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = ap.parse_args(argv)
@@ -59,15 +65,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     if unknown:
         ap.error(f"unknown section(s) {unknown}; known: {SECTIONS}")
     if _core.build_profile != "release":
-        print("warning: privlearn is a debug build; install it in release mode to benchmark", file=sys.stderr)
+        print(
+            "warning: privlearn is a debug build; install it in release mode to benchmark",
+            file=sys.stderr,
+        )
 
     rows: List[Row] = []
     for name in args.sections or SECTIONS:
         module = importlib.import_module(f"peers.{name}")
         rows.extend(r.evaluate() for r in module.rows(args.quick))
 
-    print(f"privlearn {privlearn.__version__} ({_core.build_profile} build), numpy {np.__version__}, "
-          f"Python {platform.python_version()}, {platform.machine()}")
+    print(
+        f"privlearn {privlearn.__version__} ({_core.build_profile} build), numpy {np.__version__}, "
+        f"Python {platform.python_version()}, {platform.machine()}"
+    )
     print()
     print("| benchmark | privlearn | peer | peer time | ratio (peer/privlearn) | target | met |")
     print("|---|---:|---|---:|---:|---|---|")
@@ -75,7 +86,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         ratio = "-" if r.ratio is None else f"{r.ratio:.1f}x"
         met = {True: "yes", False: "NO", None: "-"}[r.passed]
         note = f" ({r.note})" if r.note else ""
-        print(f"| {r.benchmark} | {_fmt(r.privlearn_s, r.unit)} | {r.peer}{note} | {_fmt(r.peer_s, r.unit)} | {ratio} | {r.target} | {met} |")
+        print(
+            f"| {r.benchmark} | {_fmt(r.privlearn_s, r.unit)} | {r.peer}{note} | {_fmt(r.peer_s, r.unit)} | {ratio} | {r.target} | {met} |"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump([asdict(r) for r in rows], f, indent=2)

@@ -51,14 +51,18 @@ def dict_log_ratio(p: Dict[Hashable, float], q: Dict[Hashable, float]) -> float:
     return worst
 
 
-def subsample_pmf(pmf_of: Callable[[np.ndarray], Dict[Hashable, float]], n: int, m: int) -> Dict[Hashable, float]:
+def subsample_pmf(
+    pmf_of: Callable[[np.ndarray], Dict[Hashable, float]], n: int, m: int
+) -> Dict[Hashable, float]:
     """Output pmf of "uniform m-subset without replacement, then the base" (all C(n, m))."""
     subsets = list(itertools.combinations(range(n), m))
     w = 1.0 / len(subsets)
     return mixture((w, pmf_of(np.array(s))) for s in subsets)
 
 
-def threshold_log_density(left: np.ndarray, length: np.ndarray, mistakes: np.ndarray, epsilon: float, sensitivity: float):
+def threshold_log_density(
+    left: np.ndarray, length: np.ndarray, mistakes: np.ndarray, epsilon: float, sensitivity: float
+):
     """Piece starts and the log-density (w.r.t. the grid's counting measure) on each piece of
     the continuous threshold mechanism."""
     c = epsilon / (2.0 * sensitivity)

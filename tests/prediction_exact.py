@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import lru_cache
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -80,8 +79,14 @@ class Reference:
         errs = np.sum(grid[:, idx] != np.asarray(y), axis=1)
         return em_probabilities(errs, epsilon0) @ lab
 
-    def stable(self, sample: Sample, m: int, epsilon0: float, cover_from: Optional[Sample] = None,
-               scale: float = 1.0) -> np.ndarray:
+    def stable(
+        self,
+        sample: Sample,
+        m: int,
+        epsilon0: float,
+        cover_from: Optional[Sample] = None,
+        scale: float = 1.0,
+    ) -> np.ndarray:
         """``Pr[A(S, x) = 1]`` of the Theorem 1 predictor, every ``m``-subset enumerated; the
         covers come from ``cover_from``'s points when given (the middle term of the proofs)."""
         X, y = sample
@@ -105,15 +110,26 @@ class Reference:
             c += self.labels(g, self.queries)
         return np.array([vote_probability(int(ci), k, epsilon1) for ci in c])
 
-    def theorem2_given(self, X, y, cover_points, epsilon1: float, blocks, scale: float = 1.0) -> np.ndarray:
+    def theorem2_given(
+        self, X, y, cover_points, epsilon1: float, blocks, scale: float = 1.0
+    ) -> np.ndarray:
         reps = self.reps(cover_points)
         errs = [int(np.sum(self.labels(h, X) != np.asarray(y))) for h in reps]
         pr = em_probabilities(errs, epsilon1 * scale)
-        q = np.array([self.realizable(X, self.labels(h, X), blocks, epsilon1 * scale) for h in reps])
+        q = np.array(
+            [self.realizable(X, self.labels(h, X), blocks, epsilon1 * scale) for h in reps]
+        )
         return pr @ q
 
-    def theorem2(self, sample: Sample, m: int, epsilon1: float, blocks,
-                 cover_from: Optional[Sample] = None, scale: float = 1.0) -> np.ndarray:
+    def theorem2(
+        self,
+        sample: Sample,
+        m: int,
+        epsilon1: float,
+        blocks,
+        cover_from: Optional[Sample] = None,
+        scale: float = 1.0,
+    ) -> np.ndarray:
         """``h_S(x)`` (Eqs. (8)-(9)) before the flip, every subset enumerated (the covers from
         ``cover_from``'s points when given; ``scale`` multiplies ``epsilon1``: broken variants)."""
         X, y = sample

@@ -136,12 +136,48 @@ def _shape(x: Any) -> Tuple[int, ...]:
 # name -> (positional parameter names, value parameter or None, sensitivity parameter,
 #          epsilon parameter, norm). ``rng`` is never recorded.
 _SPECS: Dict[str, Tuple[Tuple[str, ...], Optional[str], Optional[str], Optional[str], float]] = {
-    "exponential": (("scores", "epsilon", "sensitivity", "size", "rng", "numerics"), "scores", "sensitivity", "epsilon", math.inf),
-    "report_noisy_max": (("scores", "epsilon", "sensitivity", "noise", "rng"), "scores", "sensitivity", "epsilon", math.inf),
-    "permute_and_flip": (("scores", "epsilon", "sensitivity", "rng"), "scores", "sensitivity", "epsilon", math.inf),
-    "stable_argmax": (("scores", "epsilon", "delta", "sensitivity", "rng"), "scores", "sensitivity", "epsilon", math.inf),
-    "laplace": (("value", "sensitivity", "epsilon", "rng", "numerics"), "value", "sensitivity", "epsilon", 1),
-    "gaussian": (("value", "sensitivity", "epsilon", "delta", "rng", "numerics", "calibration"), "value", "sensitivity", "epsilon", 2),
+    "exponential": (
+        ("scores", "epsilon", "sensitivity", "size", "rng", "numerics"),
+        "scores",
+        "sensitivity",
+        "epsilon",
+        math.inf,
+    ),
+    "report_noisy_max": (
+        ("scores", "epsilon", "sensitivity", "noise", "rng"),
+        "scores",
+        "sensitivity",
+        "epsilon",
+        math.inf,
+    ),
+    "permute_and_flip": (
+        ("scores", "epsilon", "sensitivity", "rng"),
+        "scores",
+        "sensitivity",
+        "epsilon",
+        math.inf,
+    ),
+    "stable_argmax": (
+        ("scores", "epsilon", "delta", "sensitivity", "rng"),
+        "scores",
+        "sensitivity",
+        "epsilon",
+        math.inf,
+    ),
+    "laplace": (
+        ("value", "sensitivity", "epsilon", "rng", "numerics"),
+        "value",
+        "sensitivity",
+        "epsilon",
+        1,
+    ),
+    "gaussian": (
+        ("value", "sensitivity", "epsilon", "delta", "rng", "numerics", "calibration"),
+        "value",
+        "sensitivity",
+        "epsilon",
+        2,
+    ),
     "l2_laplace_noise": (("dim", "scale", "size", "rng"), None, None, None, 2),
     "discrete_laplace": (("value", "scale", "rng"), None, None, None, 1),
     "discrete_gaussian": (("value", "sigma", "rng"), None, None, None, 2),
@@ -191,14 +227,23 @@ class Tap:
     def _wrap_svt(self, cls: Any) -> Callable[..., Any]:
         calls = self.calls
 
-        def make(threshold: float, epsilon: float, sensitivity: float, max_positives: int, rng: Any) -> Any:
+        def make(
+            threshold: float, epsilon: float, sensitivity: float, max_positives: int, rng: Any
+        ) -> Any:
             call = Call(
                 "SparseVector",
-                {"threshold": threshold, "epsilon": epsilon, "sensitivity": sensitivity, "max_positives": max_positives},
+                {
+                    "threshold": threshold,
+                    "epsilon": epsilon,
+                    "sensitivity": sensitivity,
+                    "max_positives": max_positives,
+                },
                 epsilon=float(epsilon),
             )
             calls.append(call)
-            return _SVTProxy(cls(threshold, epsilon, sensitivity, max_positives, rng), float(sensitivity), calls)
+            return _SVTProxy(
+                cls(threshold, epsilon, sensitivity, max_positives, rng), float(sensitivity), calls
+            )
 
         return make
 
@@ -207,7 +252,7 @@ class Tap:
             self._saved[name] = getattr(_core, name)
             setattr(_core, name, self._wrap(name, self._saved[name]))
         self._saved["SparseVector"] = _core.SparseVector
-        setattr(_core, "SparseVector", self._wrap_svt(self._saved["SparseVector"]))
+        _core.SparseVector = self._wrap_svt(self._saved["SparseVector"])
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -224,7 +269,13 @@ class _SVTProxy:
         self._calls = calls
 
     def query(self, value: float) -> bool:
-        call = Call("SparseVector.query", {}, value=_arr(value), sensitivity=self._sensitivity, norm=math.inf)
+        call = Call(
+            "SparseVector.query",
+            {},
+            value=_arr(value),
+            sensitivity=self._sensitivity,
+            norm=math.inf,
+        )
         self._calls.append(call)
         call.output = bool(self._inner.query(value))
         return call.output
@@ -233,7 +284,14 @@ class _SVTProxy:
         out = self._inner.query_many(values)
         vals = np.asarray(values, dtype=np.float64).ravel()
         for v, o in zip(vals, np.asarray(out).ravel()):
-            c = Call("SparseVector.query", {}, value=_arr(v), sensitivity=self._sensitivity, norm=math.inf, output=bool(o))
+            c = Call(
+                "SparseVector.query",
+                {},
+                value=_arr(v),
+                sensitivity=self._sensitivity,
+                norm=math.inf,
+                output=bool(o),
+            )
             self._calls.append(c)
         return out
 
@@ -278,7 +336,9 @@ def structure(obj: Any, depth: int = 0) -> Any:
     if obj is None or isinstance(obj, (bool, str, int, float, complex, np.generic)):
         return type(obj).__name__
     if isinstance(obj, np.ndarray):
-        inner = obj.dtype.str if obj.dtype != object else [structure(v, depth + 1) for v in obj.ravel()]
+        inner = (
+            obj.dtype.str if obj.dtype != object else [structure(v, depth + 1) for v in obj.ravel()]
+        )
         return ("ndarray", inner, obj.shape)
     if isinstance(obj, Budget):
         return "Budget"
@@ -337,7 +397,15 @@ def _params_equal(p: Dict[str, Any], q: Dict[str, Any]) -> bool:
     for k in p:
         a, b = p[k], q[k]
         if isinstance(a, float) or isinstance(b, float):
-            if not (a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))):
+            if not (
+                a == b
+                or (
+                    isinstance(a, float)
+                    and isinstance(b, float)
+                    and math.isnan(a)
+                    and math.isnan(b)
+                )
+            ):
                 return False
         elif a != b:
             return False
@@ -352,7 +420,9 @@ def check_calls(entry: Entry, a: Outcome, b: Outcome, where: str) -> float:
     for i, (ca, cb) in enumerate(zip(a.calls, b.calls)):
         tag = f"{where}: mechanism call {i} ({ca.name})"
         assert ca.name == cb.name, f"{tag}: the neighbour calls {cb.name} instead"
-        assert _params_equal(ca.params, cb.params), f"{tag}: parameters depend on the data: {ca.params} vs {cb.params}"
+        assert _params_equal(ca.params, cb.params), (
+            f"{tag}: parameters depend on the data: {ca.params} vs {cb.params}"
+        )
         if ca.name == "SparseVector":
             svt_eps, svt_moved = ca.epsilon, False
         if ca.value is not None and cb.value is not None:
@@ -365,7 +435,9 @@ def check_calls(entry: Entry, a: Outcome, b: Outcome, where: str) -> float:
             if ca.epsilon is not None:
                 draws = ca.params.get("size")
                 loss += ca.epsilon * (1 if draws is None else int(draws)) * d / sens
-            elif ca.name == "SparseVector.query" and d > 0 and not svt_moved and svt_eps is not None:
+            elif (
+                ca.name == "SparseVector.query" and d > 0 and not svt_moved and svt_eps is not None
+            ):
                 svt_moved = True
                 loss += svt_eps  # AboveThreshold's loss is at most its epsilon once a query moves
         if not _same_output(ca.output, cb.output):
@@ -385,7 +457,9 @@ def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) 
     # (a) control flow and exceptions
     assert a.error == b.error, f"{where}: control flow depends on the data: {a.error} vs {b.error}"
     # (b) charge
-    assert a.ledger == b.ledger, f"{where}: the charge depends on the data: {a.ledger} vs {b.ledger}"
+    assert a.ledger == b.ledger, (
+        f"{where}: the charge depends on the data: {a.ledger} vs {b.ledger}"
+    )
     assert a.spent == b.spent, f"{where}: spent {a.spent} vs {b.spent}"
     # (e) mechanism calls (also on a refused run: nothing may have been drawn differently)
     loss = check_calls(entry, a, b, where)
@@ -401,13 +475,17 @@ def check_pair(entry: Entry, label: str, data_a: Data, data_b: Data, seed: int) 
         rb = np.asarray(entry.release(b.value), dtype=np.float64)
         d = _dist(ra, rb, entry.norm)
         if entry.sensitivity is not None:
-            bound = entry.sensitivity * (1 + entry.rel_tol) + ULP_TOL * (1 + max(_magnitude(ra), _magnitude(rb)))
+            bound = entry.sensitivity * (1 + entry.rel_tol) + ULP_TOL * (
+                1 + max(_magnitude(ra), _magnitude(rb))
+            )
             assert d <= bound, (
                 f"{where}: the release moved by {d!r} > the declared sensitivity {entry.sensitivity!r}"
             )
         if entry.l2_noise:
             scales = [c.params["scale"] for c in a.calls if c.name == "l2_laplace_noise"]
-            assert len(scales) == 1, f"{where}: expected one l2_laplace_noise draw, saw {len(scales)}"
+            assert len(scales) == 1, (
+                f"{where}: expected one l2_laplace_noise draw, saw {len(scales)}"
+            )
             loss += d / float(scales[0])
     if entry.loss_sum and a.calls:
         eps = a.spent.epsilon
@@ -437,7 +515,9 @@ def check_entry(entry: Entry) -> int:
 # ------------------------------------------------------------------------------------------
 
 
-def replace_row(data: Tuple[np.ndarray, ...], index: int, row: Tuple[Any, ...]) -> Tuple[np.ndarray, ...]:
+def replace_row(
+    data: Tuple[np.ndarray, ...], index: int, row: Tuple[Any, ...]
+) -> Tuple[np.ndarray, ...]:
     """``data`` (a tuple of arrays with one record per row) with record ``index`` replaced."""
     out = []
     for arr, value in zip(data, row):
@@ -470,7 +550,9 @@ def replace_one_pairs(
     for label, row in rows:
         pairs.append((f"original vs {label}", base, replace_row(base, index, row)))
     if duplicate_of is not None:
-        pairs.append(("original vs duplicate", base, replace_row(base, index, row_of(base, duplicate_of))))
+        pairs.append(
+            ("original vs duplicate", base, replace_row(base, index, row_of(base, duplicate_of)))
+        )
     for i, j in cross:
         la, ra = rows[i]
         lb, rb = rows[j]

@@ -76,7 +76,7 @@ def test_tardos_constants():
     assert p.certified_threshold == 20 * 5 * 12
     assert 0 < p.threshold - p.certified_threshold < 1e-6
     assert p.cutoff == pytest.approx(1 / 1500)
-    assert p.miss_rate == pytest.approx(1e-5 ** 1.25, rel=1e-12)
+    assert p.miss_rate == pytest.approx(1e-5**1.25, rel=1e-12)
 
 
 def test_per_user_rate_for_small_n_follows_the_errata():
@@ -271,9 +271,7 @@ def test_biases_follow_the_truncated_arcsine_law(coalition):
     exact = lambda x: (np.arcsin(np.sqrt(x)) - t0) / (math.pi / 2 - 2 * t0)  # noqa: E731
     assert_ks_fits(p, exact, "biases")
     # The arcsine law is Beta(1/2, 1/2): the same samples must reject a 30%-off shape.
-    assert_power_check(
-        lambda f: stats.kstest(p, _truncated_beta_cdf(0.5 * f, t)).pvalue, "biases"
-    )
+    assert_power_check(lambda f: stats.kstest(p, _truncated_beta_cdf(0.5 * f, t)).pvalue, "biases")
 
 
 def test_bits_follow_the_biases():
@@ -388,7 +386,9 @@ def test_strategies_do_what_they_say():
     # Ties (two members disagreeing) are broken by a fair coin, reproducibly.
     ties = np.array([pirate(cw, [0, 1], "majority", rng=s)[1] for s in range(200)])
     assert 0.35 < ties.mean() < 0.65
-    assert np.array_equal(pirate(cw, [0, 1], "majority", rng=9), pirate(cw, [0, 1], "majority", rng=9))
+    assert np.array_equal(
+        pirate(cw, [0, 1], "majority", rng=9), pirate(cw, [0, 1], "majority", rng=9)
+    )
 
 
 def test_pirate_on_codes_equals_pirate_on_their_codewords():

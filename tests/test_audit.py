@@ -39,7 +39,9 @@ def _em(scores, epsilon, numerics):
     """privlearn's exponential mechanism as a vectorised sampler."""
 
     def run(g, size):
-        return exponential(scores, epsilon, size=size, rng=int(g.integers(2**63)), numerics=numerics)
+        return exponential(
+            scores, epsilon, size=size, rng=int(g.integers(2**63)), numerics=numerics
+        )
 
     return run
 
@@ -59,29 +61,123 @@ RNM_A, RNM_B = [0, 3, 3, 3], [1, 2, 2, 2]  # every score moves by 1, in opposite
 SVT_CASES = [
     # (id, queries a, queries b, epsilon, c, threshold, broken variant, correct variant, statistic)
     ("isvt1-no-query-noise", [0, 1], [1, 0], 1.0, 1, 0.5, "isvt1", "above_threshold", None),
-    ("isvt2-not-halting", [1] * 5 + [0] * 5, [0] * 5 + [1] * 5, 1.0, 1, 0.5, "isvt2", "above_threshold", None),
-    ("isvt3-noise-not-scaled-with-c", [0, 0, 1] * 2, [1, 1, 0] * 2, 1.0, 2, 0.5, "isvt3", "svt1", None),
-    ("isvt4-releases-noisy-value", [0, 0, 0, 0, 1], [1, 1, 1, 1, 0], 1.0, 1, 0.0, "isvt4", "above_threshold", _last_value),
-    ("refresh-threshold-budget-not-split", [0, 1] * 4, [1, 0] * 4, 2.0, 4, 0.5, "svt_refresh_unsplit", "svt2", None),
-    ("reuse-threshold-noise-c1-scales", [0, 0, 1] * 4, [1, 1, 0] * 4, 2.0, 4, 0.5, "svt_reuse_threshold", "svt1", None),
+    (
+        "isvt2-not-halting",
+        [1] * 5 + [0] * 5,
+        [0] * 5 + [1] * 5,
+        1.0,
+        1,
+        0.5,
+        "isvt2",
+        "above_threshold",
+        None,
+    ),
+    (
+        "isvt3-noise-not-scaled-with-c",
+        [0, 0, 1] * 2,
+        [1, 1, 0] * 2,
+        1.0,
+        2,
+        0.5,
+        "isvt3",
+        "svt1",
+        None,
+    ),
+    (
+        "isvt4-releases-noisy-value",
+        [0, 0, 0, 0, 1],
+        [1, 1, 1, 1, 0],
+        1.0,
+        1,
+        0.0,
+        "isvt4",
+        "above_threshold",
+        _last_value,
+    ),
+    (
+        "refresh-threshold-budget-not-split",
+        [0, 1] * 4,
+        [1, 0] * 4,
+        2.0,
+        4,
+        0.5,
+        "svt_refresh_unsplit",
+        "svt2",
+        None,
+    ),
+    (
+        "reuse-threshold-noise-c1-scales",
+        [0, 0, 1] * 4,
+        [1, 1, 0] * 4,
+        2.0,
+        4,
+        0.5,
+        "svt_reuse_threshold",
+        "svt1",
+        None,
+    ),
 ]
 
 CONTROLS = [
     ("laplace", laplace(0.0, 1.0), laplace(1.0, 1.0), 1.0, None, True),
     ("laplace-scale-20%-small", laplace(0.0, 1.0, 0.8), laplace(1.0, 1.0, 0.8), 1.0, None, False),
-    ("noisy-max-lap(2/eps)", report_noisy_max(RNM_A, 1.0, 2.0), report_noisy_max(RNM_B, 1.0, 2.0), 1.0, None, True),
-    ("noisy-max-half-noise", report_noisy_max(RNM_A, 1.0, 1.0), report_noisy_max(RNM_B, 1.0, 1.0), 1.0, None, False),
+    (
+        "noisy-max-lap(2/eps)",
+        report_noisy_max(RNM_A, 1.0, 2.0),
+        report_noisy_max(RNM_B, 1.0, 2.0),
+        1.0,
+        None,
+        True,
+    ),
+    (
+        "noisy-max-half-noise",
+        report_noisy_max(RNM_A, 1.0, 1.0),
+        report_noisy_max(RNM_B, 1.0, 1.0),
+        1.0,
+        None,
+        False,
+    ),
     ("exponential-exact", _em(RNM_A, 1.0, "exact"), _em(RNM_B, 1.0, "exact"), 1.0, None, True),
     ("exponential-fast", _em(RNM_A, 1.0, "fast"), _em(RNM_B, 1.0, "fast"), 1.0, None, True),
     # forgetting the factor 2 in exp(eps u / (2 Delta)) = calling the mechanism with 2 epsilon
-    ("exponential-exact-no-factor-2", _em(RNM_A, 2.0, "exact"), _em(RNM_B, 2.0, "exact"), 1.0, None, False),
-    ("exponential-fast-no-factor-2", _em(RNM_A, 2.0, "fast"), _em(RNM_B, 2.0, "fast"), 1.0, None, False),
+    (
+        "exponential-exact-no-factor-2",
+        _em(RNM_A, 2.0, "exact"),
+        _em(RNM_B, 2.0, "exact"),
+        1.0,
+        None,
+        False,
+    ),
+    (
+        "exponential-fast-no-factor-2",
+        _em(RNM_A, 2.0, "fast"),
+        _em(RNM_B, 2.0, "fast"),
+        1.0,
+        None,
+        False,
+    ),
 ]
 for _id, _qa, _qb, _eps, _c, _t, _broken, _correct, _stat in SVT_CASES:
     CONTROLS.append(
-        (f"svt-{_id}-correct-{_correct}", svt(_qa, _eps, _t, _correct, _c), svt(_qb, _eps, _t, _correct, _c), _eps, None, True)
+        (
+            f"svt-{_id}-correct-{_correct}",
+            svt(_qa, _eps, _t, _correct, _c),
+            svt(_qb, _eps, _t, _correct, _c),
+            _eps,
+            None,
+            True,
+        )
     )
-    CONTROLS.append((f"svt-{_id}", svt(_qa, _eps, _t, _broken, _c), svt(_qb, _eps, _t, _broken, _c), _eps, _stat, False))
+    CONTROLS.append(
+        (
+            f"svt-{_id}",
+            svt(_qa, _eps, _t, _broken, _c),
+            svt(_qb, _eps, _t, _broken, _c),
+            _eps,
+            _stat,
+            False,
+        )
+    )
 
 
 def _run_control(control, seed):
@@ -124,7 +220,9 @@ def test_audits_are_tight_for_correct_mechanisms():
     loss = math.log(p_b / p_a)
     res = audit(_em(RNM_A, 1.0, "exact"), _em(RNM_B, 1.0, "exact"), 1.0, n=N, alpha=1e-3, rng=4)
     assert loss - 0.05 <= res.bound <= loss, (res, loss)
-    assert res.event is not None and res.event.description == "x == 0" and res.event.numerator == "b"
+    assert (
+        res.event is not None and res.event.description == "x == 0" and res.event.numerator == "b"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,9 +322,23 @@ def test_delta_is_subtracted():
     assert epsilon_lower_bound(a, b, alpha=1e-6) > 2.0
     at_delta = epsilon_lower_bound(a, b, alpha=1e-6, delta=delta_1)
     assert 0.9 <= at_delta <= 1.0
-    res_ok = audit(lambda g, size: g.normal(0, 1, size), lambda g, size: g.normal(1, 1, size), (1.0, delta_1), n=N, alpha=1e-6, rng=1)
+    res_ok = audit(
+        lambda g, size: g.normal(0, 1, size),
+        lambda g, size: g.normal(1, 1, size),
+        (1.0, delta_1),
+        n=N,
+        alpha=1e-6,
+        rng=1,
+    )
     assert res_ok.passed and res_ok.claimed_delta == delta_1
-    res_bad = audit(lambda g, size: g.normal(0, 1, size), lambda g, size: g.normal(1, 1, size), (1.0, 0.0), n=N, alpha=1e-6, rng=1)
+    res_bad = audit(
+        lambda g, size: g.normal(0, 1, size),
+        lambda g, size: g.normal(1, 1, size),
+        (1.0, 0.0),
+        n=N,
+        alpha=1e-6,
+        rng=1,
+    )
     assert not res_bad.passed
 
 
@@ -334,7 +446,13 @@ def test_seeded_audits_are_reproducible_and_accept_generators():
     assert r4.bound != r1.bound
     # the two sides get independent streams
     seen = []
-    audit(lambda g, size: seen.append(g.random()) or np.zeros(size), lambda g, size: seen.append(g.random()) or np.zeros(size), 1.0, n=10, rng=3)
+    audit(
+        lambda g, size: seen.append(g.random()) or np.zeros(size),
+        lambda g, size: seen.append(g.random()) or np.zeros(size),
+        1.0,
+        n=10,
+        rng=3,
+    )
     assert seen[0] != seen[1]
     # rng=None works (OS entropy)
     assert audit(run_a, run_b, 1.0, n=1000).n == 1000
@@ -370,7 +488,9 @@ def test_statistics_and_vector_outputs():
         audit(vec(0.0), vec(1.0), 1.0, n=1000, statistic=lambda y: y[:10, 0], rng=2)
     assert err.value.parameter == "statistic"
     # integer vectors default to discrete values (each distinct vector is one output)
-    res = audit(svt([0, 1], 1.0, 0.5, "isvt1"), svt([1, 0], 1.0, 0.5, "isvt1"), 1.0, n=20_000, rng=2)
+    res = audit(
+        svt([0, 1], 1.0, 0.5, "isvt1"), svt([1, 0], 1.0, 0.5, "isvt1"), 1.0, n=20_000, rng=2
+    )
     assert not res.passed and res.event is not None and "(" in res.event.description
 
 
@@ -406,7 +526,12 @@ def test_transcripts_of_variable_length_from_scalar_calls():
         ("samples_a", dict(samples_a=3.0, samples_b=[1.0])),
         ("samples_a", dict(samples_a=np.zeros((5, 2)), samples_b=np.zeros((5, 2)))),
         ("samples_b", dict(samples_a=np.zeros(5), samples_b=np.zeros((5, 2), dtype=int))),
-        ("samples_a", dict(samples_a=np.zeros((5, 2, 2), dtype=int), samples_b=np.zeros((5, 2, 2), dtype=int))),
+        (
+            "samples_a",
+            dict(
+                samples_a=np.zeros((5, 2, 2), dtype=int), samples_b=np.zeros((5, 2, 2), dtype=int)
+            ),
+        ),
         ("samples_a", dict(samples_a=np.ones(4, dtype=complex), samples_b=np.ones(4))),
         ("alpha", dict(samples_a=[1.0], samples_b=[1.0], alpha=0.0)),
         ("alpha", dict(samples_a=[1.0], samples_b=[1.0], alpha=1.0)),
@@ -416,7 +541,10 @@ def test_transcripts_of_variable_length_from_scalar_calls():
         ("events", dict(samples_a=[1.0], samples_b=[1.0], events="thresholds")),
         ("events", dict(samples_a=[1.0], samples_b=[1.0], events=[])),
         ("events", dict(samples_a=[1.0], samples_b=[1.0], events=["a"])),
-        ("events", dict(samples_a=[1.0], samples_b=[1.0], events=lambda x: np.zeros(7, dtype=bool))),
+        (
+            "events",
+            dict(samples_a=[1.0], samples_b=[1.0], events=lambda x: np.zeros(7, dtype=bool)),
+        ),
         ("events", dict(samples_a=[1.0], samples_b=[1.0], events=lambda x: x)),
     ],
 )

@@ -45,9 +45,7 @@ from privlearn.learners import (
     SubsampledERM,
 )
 from privlearn.random import Generator
-
 from stats_helpers import (
-    ALPHA,
     assert_fits,
     assert_ks_fits,
     assert_ks_rejects,
@@ -182,7 +180,11 @@ OP_REGRESSOR_CASES = [
 ]
 
 
-@pytest.mark.parametrize("radius,variant,bound", OP_REGRESSOR_CASES, ids=[f"{r}-{v}-{b}" for r, v, b in OP_REGRESSOR_CASES])
+@pytest.mark.parametrize(
+    "radius,variant,bound",
+    OP_REGRESSOR_CASES,
+    ids=[f"{r}-{v}-{b}" for r, v, b in OP_REGRESSOR_CASES],
+)
 def test_output_perturbation_regressor_calibration(radius, variant, bound):
     X, y = _data(N_OP, 3, 1)
     w_bar = _ridge(X, y, ALPHA_OP, radius)
@@ -191,8 +193,13 @@ def test_output_perturbation_regressor_calibration(radius, variant, bound):
         assert np.linalg.norm(w_bar) == pytest.approx(radius, rel=1e-9)
     delta = _op_regressor_delta(variant, bound, radius, ALPHA_OP, N_OP)
     fits = _fits(
-        lambda g: OutputPerturbationRegressor(EPS, alpha=ALPHA_OP, radius=radius, variant=variant, sensitivity_bound=bound, rng=g),
-        X, y, 800, 10,
+        lambda g: OutputPerturbationRegressor(
+            EPS, alpha=ALPHA_OP, radius=radius, variant=variant, sensitivity_bound=bound, rng=g
+        ),
+        X,
+        y,
+        800,
+        10,
     )
     noise = np.array([f.coef_ for f in fits]) - w_bar
     _check_l2_laplace(noise, delta / EPS, f"output perturbation regressor {radius, variant, bound}")
@@ -205,7 +212,11 @@ OP_CLASSIFIER_CASES = [
 ]
 
 
-@pytest.mark.parametrize("loss,variant,radius,bound", OP_CLASSIFIER_CASES, ids=[f"{a}-{b}-{d}" for a, b, _, d in OP_CLASSIFIER_CASES])
+@pytest.mark.parametrize(
+    "loss,variant,radius,bound",
+    OP_CLASSIFIER_CASES,
+    ids=[f"{a}-{b}-{d}" for a, b, _, d in OP_CLASSIFIER_CASES],
+)
 def test_output_perturbation_classifier_calibration(loss, variant, radius, bound):
     """rho = 1 for both losses (||x|| <= 1): Delta = 4/(lam n) (Theorem 14), 4(1 + lam R)/(lam n)
     (Theorem 16) or 2/(lam n) (Chaudhuri et al.'s constant)."""
@@ -223,13 +234,28 @@ def test_output_perturbation_classifier_calibration(loss, variant, radius, bound
     if radius is not None:
         assert np.linalg.norm(w_bar) < radius  # the ball is inactive: w_bar is the free minimiser
     lam, n = ALPHA_OP, N_OP
-    delta = {"strongly_convex": 4.0 / (lam * n), "general_convex": 4.0 * (1.0 + lam * (radius or 0.0)) / (lam * n)}[variant]
+    delta = {
+        "strongly_convex": 4.0 / (lam * n),
+        "general_convex": 4.0 * (1.0 + lam * (radius or 0.0)) / (lam * n),
+    }[variant]
     if bound == "tight":
         delta = 2.0 / (lam * n)
     fits = _fits(
-        lambda g: OutputPerturbationClassifier(EPS, alpha=ALPHA_OP, loss=loss, smoothing=h, radius=radius, variant=variant,
-                                               sensitivity_bound=bound, classes=[0, 1], rng=g),
-        X, y, 800, 11,
+        lambda g: OutputPerturbationClassifier(
+            EPS,
+            alpha=ALPHA_OP,
+            loss=loss,
+            smoothing=h,
+            radius=radius,
+            variant=variant,
+            sensitivity_bound=bound,
+            classes=[0, 1],
+            rng=g,
+        ),
+        X,
+        y,
+        800,
+        11,
     )
     noise = np.array([f.coef_[0] for f in fits]) - w_bar
     _check_l2_laplace(noise, delta / EPS, f"output perturbation classifier {loss, variant, bound}")
@@ -257,7 +283,9 @@ OBJ_CLASSIFIER_CASES = [
 ]
 
 
-@pytest.mark.parametrize("loss,lam,c", OBJ_CLASSIFIER_CASES, ids=[f"{a}-{b}" for a, b, _ in OBJ_CLASSIFIER_CASES])
+@pytest.mark.parametrize(
+    "loss,lam,c", OBJ_CLASSIFIER_CASES, ids=[f"{a}-{b}" for a, b, _ in OBJ_CLASSIFIER_CASES]
+)
 def test_objective_perturbation_classifier_calibration(loss, lam, c):
     """The released w minimises (1/n) sum l + ((Lam + Delta)/2)||w||^2 + (1/n) b.w over R^d,
     so b = -n (grad of the rest at w): its norm must be Gamma(d, 2/eps')."""
@@ -269,8 +297,21 @@ def test_objective_perturbation_classifier_calibration(loss, lam, c):
     derivs = _logistic_derivs if loss == "logistic" else (lambda m: _smoothed_hinge_derivs(m, h))
     eps1, extra = _cms11(EPS, n, lam, c)
     assert (extra > 0) == (lam < 0.01)  # both branches exercised
-    fits = _fits(lambda g: ObjectivePerturbationClassifier(EPS, alpha=lam, loss=loss, smoothing=h, classes=[0, 1], rng=g), X, y, 700, 12)
-    b = np.array([-n * (_margin_gradient(derivs, X, s, f.coef_[0])[0] + (lam + extra) * f.coef_[0]) for f in fits])
+    fits = _fits(
+        lambda g: ObjectivePerturbationClassifier(
+            EPS, alpha=lam, loss=loss, smoothing=h, classes=[0, 1], rng=g
+        ),
+        X,
+        y,
+        700,
+        12,
+    )
+    b = np.array(
+        [
+            -n * (_margin_gradient(derivs, X, s, f.coef_[0])[0] + (lam + extra) * f.coef_[0])
+            for f in fits
+        ]
+    )
     _check_l2_laplace(b, 2.0 / eps1, f"objective perturbation {loss}, lam={lam}")
 
 
@@ -283,7 +324,13 @@ def test_objective_perturbation_regressor_calibration(lam):
     X, y = _data(n, d, 4)
     eps1, extra = _cms11(EPS, n, lam / hd, 1.0 / hd)
     assert (extra > 0) == (lam < 0.01)
-    fits = _fits(lambda g: ObjectivePerturbationRegressor(EPS, alpha=lam, huber_delta=hd, rng=g), X, y, 700, 13)
+    fits = _fits(
+        lambda g: ObjectivePerturbationRegressor(EPS, alpha=lam, huber_delta=hd, rng=g),
+        X,
+        y,
+        700,
+        13,
+    )
     b = []
     for f in fits:
         r = X @ f.coef_ - y
@@ -335,9 +382,13 @@ def test_functional_mechanism_calibration():
     mult = 5.0 * math.sqrt(2.0)
     draws = 400
     gen = Generator(14)
-    w = np.array([FunctionalMechanismRegressor(EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)])
+    w = np.array(
+        [FunctionalMechanismRegressor(EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)]
+    )
     assert_ks_fits(w, _fm_cdf(X, y, EPS, mult), "functional mechanism")
-    half = np.array([FunctionalMechanismRegressor(2 * EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)])
+    half = np.array(
+        [FunctionalMechanismRegressor(2 * EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)]
+    )
     assert_ks_rejects(half, _fm_cdf(X, y, EPS, mult), "functional mechanism (half the noise)")
     assert_ks_fits(half, _fm_cdf(X, y, 2 * EPS, mult), "functional mechanism at 2 eps")
 
@@ -382,7 +433,9 @@ def _zero_one_setup():
     angles = np.linspace(0, 2 * np.pi, 7)[:-1]
     coef = np.column_stack([np.cos(angles), np.sin(angles)])
     intercept = np.array([0.0, 0.2, -0.2, 0.0, 0.1, 0.0])
-    mistakes = np.array([np.sum((X @ w + b >= 0).astype(int) != y) for w, b in zip(coef, intercept)])
+    mistakes = np.array(
+        [np.sum((X @ w + b >= 0).astype(int) != y) for w, b in zip(coef, intercept)]
+    )
     return X, y, coef, intercept, mistakes
 
 
@@ -394,9 +447,15 @@ def test_exponential_mechanism_erm_builtin_loss_calibration(mode):
     factor = 2 if mode == "paper" else 1
 
     def run(eps, gen):
-        return ExponentialMechanismERM("zero_one", cands, eps, sensitivity=mode, rng=gen).fit(X, y).candidate_index_
+        return (
+            ExponentialMechanismERM("zero_one", cands, eps, sensitivity=mode, rng=gen)
+            .fit(X, y)
+            .candidate_index_
+        )
 
-    _em_check(run, lambda e: _em_law(mistakes, e, 1.0, factor), len(coef), f"EM-ERM zero-one {mode}", 4000)
+    _em_check(
+        run, lambda e: _em_law(mistakes, e, 1.0, factor), len(coef), f"EM-ERM zero-one {mode}", 4000
+    )
 
 
 def test_exponential_mechanism_erm_user_loss_calibration():
@@ -420,7 +479,11 @@ def test_exponential_mechanism_erm_user_loss_calibration():
     cands = FiniteCandidates(hyps)
 
     def run(eps, gen):
-        return ExponentialMechanismERM(loss, cands, eps, regularizer=reg, loss_bound=B, rng=gen).fit(X, y).candidate_index_
+        return (
+            ExponentialMechanismERM(loss, cands, eps, regularizer=reg, loss_bound=B, rng=gen)
+            .fit(X, y)
+            .candidate_index_
+        )
 
     _em_check(run, lambda e: _em_law(totals, e, B, 2), len(hyps), "EM-ERM user loss", 2500)
 
@@ -452,11 +515,17 @@ def test_subsampled_erm_calibration_and_charge():
     assert np.max(law(EPS)) - np.min(law(EPS)) > 0.05
 
     def run(eps, gen):
-        return SubsampledERM(ExponentialMechanismERM("zero_one", cands, eps), m=m, rng=gen).fit(X, y).estimator_.candidate_index_
+        return (
+            SubsampledERM(ExponentialMechanismERM("zero_one", cands, eps), m=m, rng=gen)
+            .fit(X, y)
+            .estimator_.candidate_index_
+        )
 
     _em_check(run, law, len(coef), "subsampled ERM", 1200, eps=3.0, power=False)
     acct = Accountant(Budget(10.0))
-    est = SubsampledERM(ExponentialMechanismERM("zero_one", cands, EPS), m=m, accountant=acct, rng=1).fit(X, y)
+    est = SubsampledERM(
+        ExponentialMechanismERM("zero_one", cands, EPS), m=m, accountant=acct, rng=1
+    ).fit(X, y)
     expected = math.log1p((m / n) * math.expm1(EPS))
     assert est.privacy_.delta == 0.0 and acct.spent.delta == 0.0
     assert expected <= est.privacy_.epsilon <= expected * (1 + 1e-9)
@@ -490,12 +559,21 @@ def test_boosted_erm_calibration_and_charge():
         return out / len(perms)
 
     def run(eps, gen):
-        return BoostedERM(ExponentialMechanismERM("zero_one", cands, eps), delta=0.5, rng=gen).fit(X, y).estimator_.candidate_index_
+        return (
+            BoostedERM(ExponentialMechanismERM("zero_one", cands, eps), delta=0.5, rng=gen)
+            .fit(X, y)
+            .estimator_.candidate_index_
+        )
 
     _em_check(run, law, k, "boosted ERM", 700, eps=3.0, power=False)
     acct = Accountant(Budget(10.0))
-    est = BoostedERM(ExponentialMechanismERM("zero_one", cands, 0.7), delta=0.5, selection_epsilon=0.9,
-                     accountant=acct, rng=1).fit(X, y)
+    est = BoostedERM(
+        ExponentialMechanismERM("zero_one", cands, 0.7),
+        delta=0.5,
+        selection_epsilon=0.9,
+        accountant=acct,
+        rng=1,
+    ).fit(X, y)
     assert est.privacy_ == Budget(0.9, 0.0) and acct.spent.epsilon == 0.9  # max(eps_A, eps_sel)
 
 
@@ -510,7 +588,9 @@ def test_best_subset_erm_calibration_and_charge():
     split = 0.4
     supports = [(0,), (1,), (2,)]
     grid = [-1.0, 0.0, 1.0]
-    mist = np.array([[np.sum((X[:, S[0]] * v >= 0).astype(int) != y) for v in grid] for S in supports], float)
+    mist = np.array(
+        [[np.sum((X[:, S[0]] * v >= 0).astype(int) != y) for v in grid] for S in supports], float
+    )
 
     def law(eps):
         e1, e2 = split * eps, (1 - split) * eps

@@ -26,9 +26,13 @@ import numpy as np
 
 from privlearn.accounting import Accountant, Budget
 from privlearn.hypotheses import Points
-from privlearn.multi import IndependentMultiLearner, ParityMultiLearner, PointMultiLearner, SanitizerMultiLearner
+from privlearn.multi import (
+    IndependentMultiLearner,
+    ParityMultiLearner,
+    PointMultiLearner,
+    SanitizerMultiLearner,
+)
 from privlearn.random import Generator
-
 from stats_helpers import assert_fits, assert_power_check, assert_rejects, chi_square_pvalue
 
 
@@ -70,7 +74,9 @@ def test_independent_multi_learner_calibration():
     X = np.array([0, 0, 1, 1, 1, 2, 3, 3])
     Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 0], [0, 0], [0, 1], [1, 0]])
     k, dom = 2, 4
-    mist = np.array([[np.sum((X == p).astype(int) != Y[:, j]) for p in range(dom)] for j in range(k)])
+    mist = np.array(
+        [[np.sum((X == p).astype(int) != Y[:, j]) for p in range(dom)] for j in range(k)]
+    )
 
     def law(eps):
         return np.outer(_em(mist[0], eps / k), _em(mist[1], eps / k)).ravel()
@@ -85,7 +91,9 @@ def test_independent_multi_learner_calibration():
 
     eps = 4.0
     counts = draws(eps, 40, 2500)
-    assert_power_check(lambda f: chi_square_pvalue(counts, law(f * eps)), "independent multi-learner")
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, law(f * eps)), "independent multi-learner"
+    )
     assert_rejects(draws(2 * eps, 41, 1000), law(eps), "independent multi-learner (half the noise)")
     acct = Accountant(Budget(10.0))
     est = IndependentMultiLearner(Points(domain_size=dom), eps, accountant=acct, rng=1).fit(X, Y)
@@ -128,7 +136,9 @@ def test_sanitizer_multi_learner_calibration():
         out = {}
         for _ in range(n):
             est = SanitizerMultiLearner(H, e, delta, rng=gen).fit(X, Y)
-            mask = tuple(int(x in set(np.ravel(est.sanitized_points_).tolist())) for x in (0.0, 1.0, 2.0))
+            mask = tuple(
+                int(x in set(np.ravel(est.sanitized_points_).tolist())) for x in (0.0, 1.0, 2.0)
+            )
             pv = tuple(est.predict(np.array([0.0, 1.0, 2.0]))[:, 0].astype(int))
             out[(mask, pv)] = out.get((mask, pv), 0) + 1
         return out
@@ -171,8 +181,15 @@ def test_parity_multi_learner_release_calibration():
 
     assert 0.2 < prob(eps) < 0.8
     counts = draws(eps, 44, 3000)
-    assert_power_check(lambda f: chi_square_pvalue(counts, [1 - prob(f * eps), prob(f * eps)]), "parity multi-learner")
-    assert_rejects(draws(2 * eps, 45, 3000), [1 - prob(eps), prob(eps)], "parity multi-learner (half the noise)")
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, [1 - prob(f * eps), prob(f * eps)]),
+        "parity multi-learner",
+    )
+    assert_rejects(
+        draws(2 * eps, 45, 3000),
+        [1 - prob(eps), prob(eps)],
+        "parity multi-learner (half the noise)",
+    )
 
 
 def test_point_multi_learner_histogram_calibration():
@@ -194,10 +211,16 @@ def test_point_multi_learner_histogram_calibration():
         gen = Generator(seed)
         out = np.zeros(4, int)
         for _ in range(n):
-            heavy = set(np.ravel(PointMultiLearner(e, delta, alpha=1e-9, rng=gen).fit(X, Y).heavy_points_).tolist())
+            heavy = set(
+                np.ravel(
+                    PointMultiLearner(e, delta, alpha=1e-9, rng=gen).fit(X, Y).heavy_points_
+                ).tolist()
+            )
             out[2 * int(1.0 in heavy) + int(2.0 in heavy)] += 1
         return out
 
     counts = draws(eps, 46, 2000)
-    assert_power_check(lambda f: chi_square_pvalue(counts, law(f * eps)), "point multi-learner histogram")
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, law(f * eps)), "point multi-learner histogram"
+    )
     assert_rejects(draws(2 * eps, 47, 1000), law(eps), "point multi-learner (half the noise)")

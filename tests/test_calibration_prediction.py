@@ -30,10 +30,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privlearn.hypotheses import Thresholds
-from privlearn.prediction import ERMClassifier, PrivatePredictor, StablePredictor, SubsampleAggregatePredictor
-
 from prediction_exact import QUERIES, Reference, flipped, log_ratio
+from privlearn.hypotheses import Thresholds
+from privlearn.prediction import (
+    ERMClassifier,
+    PrivatePredictor,
+    StablePredictor,
+    SubsampleAggregatePredictor,
+)
 from stats_helpers import ALPHA, assert_power_check
 
 SAMPLE = ((0.0, 1.0, 2.0, 2.0, 3.0, 4.0, 5.0), (0, 0, 1, 0, 1, 1, 1))
@@ -79,12 +83,27 @@ def _polytope_vertices(c):
     r = math.exp(c)
     # boundary lines x a + y a~ = z: a = r a~, a~ = r a, 1 - a = r (1 - a~), 1 - a~ = r (1 - a),
     # and the sides of the unit square
-    lines = [(1, -r, 0), (-r, 1, 0), (-1, r, r - 1), (r, -1, r - 1), (1, 0, 0), (1, 0, 1), (0, 1, 0), (0, 1, 1)]
+    lines = [
+        (1, -r, 0),
+        (-r, 1, 0),
+        (-1, r, r - 1),
+        (r, -1, r - 1),
+        (1, 0, 0),
+        (1, 0, 1),
+        (0, 1, 0),
+        (0, 1, 1),
+    ]
 
     def feasible(a, b):
         t = 1e-12
-        return (-t <= a <= 1 + t and -t <= b <= 1 + t and a <= r * b + t and b <= r * a + t
-                and 1 - a <= r * (1 - b) + t and 1 - b <= r * (1 - a) + t)
+        return (
+            -t <= a <= 1 + t
+            and -t <= b <= 1 + t
+            and a <= r * b + t
+            and b <= r * a + t
+            and 1 - a <= r * (1 - b) + t
+            and 1 - b <= r * (1 - a) + t
+        )
 
     pts = []
     for (a1, b1, c1), (a2, b2, c2) in itertools.combinations(lines, 2):
@@ -127,7 +146,16 @@ def _net_route(n, m, e1, p, t):
     return math.log(math.exp(e_pre) + (1 - 2 * p) * q * dr / p)
 
 
-@pytest.mark.parametrize("n,m,c,p", [(7, 2, 0.4, 0.2), (7, 3, 0.5, 0.125), (100, 10, 1.0, 0.1), (1000, 3, 2.0, 0.05), (50, 25, 0.1, 0.3)])
+@pytest.mark.parametrize(
+    "n,m,c,p",
+    [
+        (7, 2, 0.4, 0.2),
+        (7, 3, 0.5, 0.125),
+        (100, 10, 1.0, 0.1),
+        (1000, 3, 2.0, 0.05),
+        (50, 25, 0.1, 0.3),
+    ],
+)
 def test_corollary1_certificate_is_the_exact_worst_case(n, m, c, p):
     """The predictor's certificate (explicit parameters) is at least the exact worst case
     computed here, at most 1e-9 above it (the certificate is tight), and below the spec's
@@ -135,24 +163,39 @@ def test_corollary1_certificate_is_the_exact_worst_case(n, m, c, p):
     exact = corollary1_exact(n, m, c, p)
     X = np.linspace(0, 1, n)
     y = (X > 0.5).astype(int)
-    clf = PrivatePredictor(Thresholds(), 50.0, flip_probability=p, subsample_size=m, inner_epsilon=c).fit(X, y)
+    clf = PrivatePredictor(
+        Thresholds(), 50.0, flip_probability=p, subsample_size=m, inner_epsilon=c
+    ).fit(X, y)
     assert clf.flip_probability_ >= p
     assert exact - 1e-12 <= clf.epsilon_ <= exact * (1 + 1e-9) + 1e-12, (clf.epsilon_, exact)
     assert exact <= math.log(1 + (1 - 2 * p) * _stable_gamma(n, m, c) / p) + 1e-12
 
 
-@pytest.mark.parametrize("n,m,e1,p", [(7, 3, 0.3, 0.125), (400, 200, 0.01, 0.05), (2000, 1500, 0.002, 0.2)])
+@pytest.mark.parametrize(
+    "n,m,e1,p", [(7, 3, 0.3, 0.125), (400, 200, 0.01, 0.05), (2000, 1500, 0.002, 0.2)]
+)
 def test_theorem2_certificate_at_least_both_routes(n, m, e1, p):
     """epsilon_ >= min(direct, net) recomputed here (any t the library picks gives a valid net
     certificate, so it is checked for every t), and never below the direct route unless a
     valid net route is smaller."""
     X = np.linspace(0, 1, n)
     y = (X > 0.5).astype(int)
-    clf = PrivatePredictor(Thresholds(), 1e3, method="theorem2", flip_probability=p, subsample_size=m,
-                           inner_epsilon=e1, n_blocks=1).fit(X, y)
+    clf = PrivatePredictor(
+        Thresholds(),
+        1e3,
+        method="theorem2",
+        flip_probability=p,
+        subsample_size=m,
+        inner_epsilon=e1,
+        n_blocks=1,
+    ).fit(X, y)
     direct = corollary1_exact(n, m, 2 * e1, p)
     best_net = min([_net_route(n, m, e1, p, t) for t in range(2, n + 1)] + [math.inf])
-    assert clf.epsilon_ >= min(direct, best_net) - 1e-9 * max(1.0, clf.epsilon_), (clf.epsilon_, direct, best_net)
+    assert clf.epsilon_ >= min(direct, best_net) - 1e-9 * max(1.0, clf.epsilon_), (
+        clf.epsilon_,
+        direct,
+        best_net,
+    )
     if clf.certificate_.route == "direct":
         assert clf.epsilon_ <= direct * (1 + 1e-9) + 1e-12
     else:
@@ -170,7 +213,11 @@ def test_practical_modes_certify_within_budget():
         p, m, c = cor.flip_probability_, cor.subsample_size_, cor.inner_epsilon_
         e = corollary1_exact(N, m, c, p)
         assert e <= eps * (1 + 1e-12) and e <= cor.epsilon_ * (1 + 1e-9) + 1e-12
-        _fits(_ones(cor.predict), flipped(_at(ref.stable(SAMPLE, m, c)), p), f"corollary1 practical eps={eps}")
+        _fits(
+            _ones(cor.predict),
+            flipped(_at(ref.stable(SAMPLE, m, c)), p),
+            f"corollary1 practical eps={eps}",
+        )
         thm = PrivatePredictor(Thresholds(), eps, method="theorem2", rng=22).fit(X_S, Y_S)
         e2 = corollary1_exact(N, thm.subsample_size_, 2 * thm.inner_epsilon_, thm.flip_probability_)
         assert e2 <= eps * (1 + 1e-12) and e2 <= thm.epsilon_ * (1 + 1e-9) + 1e-12
@@ -186,24 +233,38 @@ def test_stable_predictor_calibration():
     predictor with twice epsilon0 is rejected against the claimed law."""
     ref = Reference(Thresholds())
     m, e0 = 2, 0.6
-    clf = StablePredictor(Thresholds(), gamma=1.0, subsample_size=m, epsilon0=e0, rng=23).fit(X_S, Y_S)
+    clf = StablePredictor(Thresholds(), gamma=1.0, subsample_size=m, epsilon0=e0, rng=23).fit(
+        X_S, Y_S
+    )
     assert clf.gamma_ >= _stable_gamma(N, m, e0) * (1 - 1e-12)
     ones = _ones(clf.predict)
-    assert_power_check(lambda f: _pvalue(ones, _at(ref.stable(SAMPLE, m, e0 * f))), "stable predictor")
-    sharp = StablePredictor(Thresholds(), gamma=1.0, subsample_size=m, epsilon0=2 * e0, rng=24).fit(X_S, Y_S)
+    assert_power_check(
+        lambda f: _pvalue(ones, _at(ref.stable(SAMPLE, m, e0 * f))), "stable predictor"
+    )
+    sharp = StablePredictor(Thresholds(), gamma=1.0, subsample_size=m, epsilon0=2 * e0, rng=24).fit(
+        X_S, Y_S
+    )
     _rejects(_ones(sharp.predict), _at(ref.stable(SAMPLE, m, e0)), "stable predictor")
 
 
 def test_private_predictor_corollary1_calibration():
     ref = Reference(Thresholds())
     m, c, p = 3, 0.8, 0.125
-    clf = PrivatePredictor(Thresholds(), 5.0, flip_probability=p, subsample_size=m, inner_epsilon=c, rng=25).fit(X_S, Y_S)
+    clf = PrivatePredictor(
+        Thresholds(), 5.0, flip_probability=p, subsample_size=m, inner_epsilon=c, rng=25
+    ).fit(X_S, Y_S)
     ones = _ones(clf.predict)
-    assert_power_check(lambda f: _pvalue(ones, flipped(_at(ref.stable(SAMPLE, m, c * f)), p)), "corollary1")
+    assert_power_check(
+        lambda f: _pvalue(ones, flipped(_at(ref.stable(SAMPLE, m, c * f)), p)), "corollary1"
+    )
     law = flipped(_at(ref.stable(SAMPLE, m, c)), p)
-    sharp = PrivatePredictor(Thresholds(), 5.0, flip_probability=p, subsample_size=m, inner_epsilon=2 * c, rng=26).fit(X_S, Y_S)
+    sharp = PrivatePredictor(
+        Thresholds(), 5.0, flip_probability=p, subsample_size=m, inner_epsilon=2 * c, rng=26
+    ).fit(X_S, Y_S)
     _rejects(_ones(sharp.predict), law, "corollary1, inner epsilon doubled")
-    less_flip = PrivatePredictor(Thresholds(), 5.0, flip_probability=p / 2, subsample_size=m, inner_epsilon=c, rng=27).fit(X_S, Y_S)
+    less_flip = PrivatePredictor(
+        Thresholds(), 5.0, flip_probability=p / 2, subsample_size=m, inner_epsilon=c, rng=27
+    ).fit(X_S, Y_S)
     _rejects(_ones(less_flip.predict), law, "corollary1, flip halved")
 
 
@@ -212,16 +273,40 @@ def test_private_predictor_theorem2_calibration():
     ref = Reference(Thresholds())
     m, e1, p = 3, 3.0, 0.125
     blocks = [list(range(N))]
-    clf = PrivatePredictor(Thresholds(), 20.0, method="theorem2", flip_probability=p, subsample_size=m,
-                           inner_epsilon=e1, n_blocks=1, rng=28).fit(X_S, Y_S)
+    clf = PrivatePredictor(
+        Thresholds(),
+        20.0,
+        method="theorem2",
+        flip_probability=p,
+        subsample_size=m,
+        inner_epsilon=e1,
+        n_blocks=1,
+        rng=28,
+    ).fit(X_S, Y_S)
     ones = _ones(clf.predict)
     law = flipped(_at(ref.theorem2(SAMPLE, m, e1, blocks)), p)
     _fits(ones, law, "theorem2")
-    sharp = PrivatePredictor(Thresholds(), 20.0, method="theorem2", flip_probability=p, subsample_size=m,
-                             inner_epsilon=2 * e1, n_blocks=1, rng=29).fit(X_S, Y_S)
+    sharp = PrivatePredictor(
+        Thresholds(),
+        20.0,
+        method="theorem2",
+        flip_probability=p,
+        subsample_size=m,
+        inner_epsilon=2 * e1,
+        n_blocks=1,
+        rng=29,
+    ).fit(X_S, Y_S)
     _rejects(_ones(sharp.predict), law, "theorem2, epsilon1 doubled")
-    less_flip = PrivatePredictor(Thresholds(), 20.0, method="theorem2", flip_probability=p / 2, subsample_size=m,
-                                 inner_epsilon=e1, n_blocks=1, rng=30).fit(X_S, Y_S)
+    less_flip = PrivatePredictor(
+        Thresholds(),
+        20.0,
+        method="theorem2",
+        flip_probability=p / 2,
+        subsample_size=m,
+        inner_epsilon=e1,
+        n_blocks=1,
+        rng=30,
+    ).fit(X_S, Y_S)
     _rejects(_ones(less_flip.predict), law, "theorem2, flip halved")
 
 
@@ -246,13 +331,17 @@ def test_subsample_aggregate_calibration(aggregation):
         return np.full(len(CHECK), p + (1 - 2 * p) * c / k)
 
     def make(e, seed):
-        return SubsampleAggregatePredictor(ERMClassifier(Thresholds()), k, e, aggregation=aggregation, rng=seed).fit(X, y)
+        return SubsampleAggregatePredictor(
+            ERMClassifier(Thresholds()), k, e, aggregation=aggregation, rng=seed
+        ).fit(X, y)
 
     clf = make(eps, 31)
     if aggregation == "noisy_vote":
         assert clf.epsilon_ >= eps
-        worst = max(abs(math.log(_vote(c, k, eps) / _vote(c + 1, k, eps))),
-                    abs(math.log((1 - _vote(c, k, eps)) / (1 - _vote(c + 1, k, eps)))))
+        worst = max(
+            abs(math.log(_vote(c, k, eps) / _vote(c + 1, k, eps))),
+            abs(math.log((1 - _vote(c, k, eps)) / (1 - _vote(c + 1, k, eps)))),
+        )
         assert worst <= clf.epsilon_ * (1 + 1e-12)
         p = None
     else:
@@ -260,7 +349,12 @@ def test_subsample_aggregate_calibration(aggregation):
         assert p >= 1.0 / (k * math.expm1(eps) + 2) * (1 - 1e-15)
         rr = math.log(1 + (1 - 2 * p) / (k * p))
         assert rr <= clf.epsilon_ * (1 + 1e-12) and clf.epsilon_ <= eps * (1 + 1e-12)
-        assert log_ratio(np.array([p + (1 - 2 * p) * c / k]), np.array([p + (1 - 2 * p) * (c + 1) / k])) <= clf.epsilon_ + 1e-12
+        assert (
+            log_ratio(
+                np.array([p + (1 - 2 * p) * c / k]), np.array([p + (1 - 2 * p) * (c + 1) / k])
+            )
+            <= clf.epsilon_ + 1e-12
+        )
     ones = _ones(clf.predict)
     _fits(ones, law(eps, p), aggregation)
     sharp = make(2 * eps, 32)

@@ -87,8 +87,14 @@ class EpsilonRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     """Has ``epsilon``, ``accountant``, ``rng`` and ``label_bound`` parameters, but certifies
     nothing (no ``privacy_guarantee``): not private at all."""
 
-    def __init__(self, epsilon: float = 1.0, alpha: float = 1.0, label_bound: float = 1.0,
-                 accountant: object = None, rng: object = None) -> None:
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        alpha: float = 1.0,
+        label_bound: float = 1.0,
+        accountant: object = None,
+        rng: object = None,
+    ) -> None:
         self.epsilon = epsilon
         self.alpha = alpha
         self.label_bound = label_bound
@@ -187,13 +193,19 @@ def test_subsampled_lemma34_refuses_an_approximate_base():
 
 UNCERTIFIED = {
     "SubsampledERM(SVR)": lambda acct: SubsampledERM(SVR(), 5, accountant=acct),
-    "SubsampledERM(LogisticRegression)": lambda acct: SubsampledERM(LogisticRegression(), 5, accountant=acct),
-    "SubsampledERM(EpsilonRegressor)": lambda acct: SubsampledERM(EpsilonRegressor(), 5, accountant=acct),
+    "SubsampledERM(LogisticRegression)": lambda acct: SubsampledERM(
+        LogisticRegression(), 5, accountant=acct
+    ),
+    "SubsampledERM(EpsilonRegressor)": lambda acct: SubsampledERM(
+        EpsilonRegressor(), 5, accountant=acct
+    ),
     "BoostedERM(SVR)": lambda acct: BoostedERM(SVR(), 0.2, accountant=acct),
     "PrivateTuning(EpsilonRegressor)": lambda acct: PrivateTuning(
         EpsilonRegressor(), {"alpha": [0.1, 1.0]}, 1.0, accountant=acct
     ),
-    "IndependentMultiLearner(SVR)": lambda acct: IndependentMultiLearner(SVR(), 1.0, accountant=acct),
+    "IndependentMultiLearner(SVR)": lambda acct: IndependentMultiLearner(
+        SVR(), 1.0, accountant=acct
+    ),
 }
 
 
@@ -214,8 +226,12 @@ def test_certified_guarantee_is_the_one_gate():
     with pytest.raises(InvalidParameterError, match="^base: .*ExponentialMechanismERM"):
         certified_guarantee(ExponentialMechanismERM, 10)  # the class, not an instance
     with pytest.raises(InvalidParameterError, match="^base: .*accountant"):
-        certified_guarantee(ExponentialMechanismERM("zero_one", ThresholdCandidates([0.5]), 1.0,
-                                                    accountant=Accountant(Budget(1.0))), 10)
+        certified_guarantee(
+            ExponentialMechanismERM(
+                "zero_one", ThresholdCandidates([0.5]), 1.0, accountant=Accountant(Budget(1.0))
+            ),
+            10,
+        )
 
     class Liar(EpsilonRegressor):
         def privacy_guarantee(self, n_samples: int) -> float:
@@ -245,8 +261,9 @@ def test_nested_subsampling_composes():
 def test_nested_subsampling_of_a_certified_gibbs_sampler_multiplies_the_rates():
     n, m_outer, m_inner, tv = 80, 20, 5, 1e-6
     acct = Accountant(Budget(10.0, 0.5))
-    est = SubsampledERM(SubsampledERM(_gibbs(step=0.01, tv_bound=tv), m_inner), m_outer,
-                        accountant=acct, rng=3).fit(*_threshold_data(n))
+    est = SubsampledERM(
+        SubsampledERM(_gibbs(step=0.01, tv_bound=tv), m_inner), m_outer, accountant=acct, rng=3
+    ).fit(*_threshold_data(n))
     g1, g2 = mpmath.mpf(m_inner) / m_outer, mpmath.mpf(m_outer) / n
     _exact_at_least(acct.spent.epsilon, _bbg_epsilon(_bbg_epsilon(mpmath.mpf(1), g1), g2))
     _exact_at_least(acct.spent.delta, g2 * g1 * _gibbs_delta(1.0, tv))
@@ -256,12 +273,19 @@ def test_nested_subsampling_of_a_certified_gibbs_sampler_multiplies_the_rates():
 def test_subsampling_a_boosted_and_a_tuned_learner():
     n, m, eps = 120, 40, 0.8
     acct = Accountant(Budget(10.0))
-    boosted = SubsampledERM(BoostedERM(_em(eps), 0.2), m, accountant=acct, rng=4).fit(*_threshold_data(n))
+    boosted = SubsampledERM(BoostedERM(_em(eps), 0.2), m, accountant=acct, rng=4).fit(
+        *_threshold_data(n)
+    )
     _exact_at_least(boosted.privacy_.epsilon, _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(m) / n))
     g = np.random.default_rng(5)
-    X = g.uniform(-1, 1, (n, 2)); y = np.clip(X @ [0.5, -0.3], -1, 1)
-    tuned = SubsampledERM(PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, eps),
-                          m, accountant=acct, rng=6).fit(X, y)
+    X = g.uniform(-1, 1, (n, 2))
+    y = np.clip(X @ [0.5, -0.3], -1, 1)
+    tuned = SubsampledERM(
+        PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, eps),
+        m,
+        accountant=acct,
+        rng=6,
+    ).fit(X, y)
     _exact_at_least(tuned.privacy_.epsilon, _bbg_epsilon(mpmath.mpf(eps), mpmath.mpf(m) / n))
     assert [e.budget for e in acct.ledger] == [boosted.privacy_, tuned.privacy_]
 
@@ -270,14 +294,18 @@ def test_private_tuning_carries_the_candidates_delta():
     # n = 103 rows, 2 grid points: chunks of 35, 34, 34 (np.array_split); the candidates train
     # on the first two, so the largest candidate delta is 1e-3 / 34 (parallel composition).
     n, eps = 103, 0.7
-    X = np.random.default_rng(7).random((n, 2)); y = X[:, 0] - 0.5
+    X = np.random.default_rng(7).random((n, 2))
+    y = X[:, 0] - 0.5
     acct = Accountant(Budget(10.0, 0.5))
-    est = PrivateTuning(ApproximateRegressor(epsilon=5.0), {"alpha": [0.1, 1.0]}, eps,
-                        accountant=acct, rng=8).fit(X, y)
+    est = PrivateTuning(
+        ApproximateRegressor(epsilon=5.0), {"alpha": [0.1, 1.0]}, eps, accountant=acct, rng=8
+    ).fit(X, y)
     assert acct.spent == Budget(eps, 1e-3 / 34)
     assert acct.spent == est.privacy_ == est.privacy_guarantee(n)
     with pytest.raises(InvalidParameterError, match="selection"):
-        PrivateTuning(ApproximateRegressor(), {"alpha": [1.0]}, eps, selection="paper_not_dp").privacy_guarantee(n)
+        PrivateTuning(
+            ApproximateRegressor(), {"alpha": [1.0]}, eps, selection="paper_not_dp"
+        ).privacy_guarantee(n)
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,20 +316,59 @@ def test_private_tuning_carries_the_candidates_delta():
 def _fits():
     X, y = _threshold_data(60, seed=9)
     g = np.random.default_rng(10)
-    Xr = g.uniform(-1, 1, (60, 2)); yr = np.clip(Xr @ [0.5, -0.3], -1, 1)
-    Xb = g.integers(0, 2, (60, 4)).astype(np.uint8); Yb = g.integers(0, 2, (60, 5)).astype(bool)
+    Xr = g.uniform(-1, 1, (60, 2))
+    yr = np.clip(Xr @ [0.5, -0.3], -1, 1)
+    Xb = g.integers(0, 2, (60, 4)).astype(np.uint8)
+    Yb = g.integers(0, 2, (60, 5)).astype(bool)
     return [
         ("ExponentialMechanismERM", lambda a: _em(0.3).set_params(accountant=a), (X, y), {}),
         ("SubsampledERM", lambda a: SubsampledERM(_em(0.9), 12, accountant=a), (X, y), {}),
-        ("BoostedERM", lambda a: BoostedERM(_em(0.6), 0.2, selection_epsilon=0.4, accountant=a), (X, y), {}),
-        ("BestSubsetERM", lambda a: BestSubsetERM("clipped_squared", 0.5, 1, num=5, accountant=a), (Xr, yr), {}),
-        ("ApproximateGibbsERM", lambda a: _gibbs(step=0.01, tv_bound=1e-7, accountant=a), (X, y), {}),
-        ("OutputPerturbationRegressor", lambda a: OutputPerturbationRegressor(0.4, accountant=a), (Xr, yr), {}),
-        ("PrivateTuning", lambda a: PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]},
-                                                   0.5, accountant=a), (Xr, yr), {}),
-        ("ParityMultiLearner", lambda a: ParityMultiLearner(4, 1.0, 1e-6, accountant=a), (Xb, Yb), {}),
-        ("IndependentMultiLearner", lambda a: IndependentMultiLearner(
-            Parities(4), 1.0, 1e-6, composition="advanced", accountant=a), (Xb, Yb), {"n_concepts": 5}),
+        (
+            "BoostedERM",
+            lambda a: BoostedERM(_em(0.6), 0.2, selection_epsilon=0.4, accountant=a),
+            (X, y),
+            {},
+        ),
+        (
+            "BestSubsetERM",
+            lambda a: BestSubsetERM("clipped_squared", 0.5, 1, num=5, accountant=a),
+            (Xr, yr),
+            {},
+        ),
+        (
+            "ApproximateGibbsERM",
+            lambda a: _gibbs(step=0.01, tv_bound=1e-7, accountant=a),
+            (X, y),
+            {},
+        ),
+        (
+            "OutputPerturbationRegressor",
+            lambda a: OutputPerturbationRegressor(0.4, accountant=a),
+            (Xr, yr),
+            {},
+        ),
+        (
+            "PrivateTuning",
+            lambda a: PrivateTuning(
+                OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, 0.5, accountant=a
+            ),
+            (Xr, yr),
+            {},
+        ),
+        (
+            "ParityMultiLearner",
+            lambda a: ParityMultiLearner(4, 1.0, 1e-6, accountant=a),
+            (Xb, Yb),
+            {},
+        ),
+        (
+            "IndependentMultiLearner",
+            lambda a: IndependentMultiLearner(
+                Parities(4), 1.0, 1e-6, composition="advanced", accountant=a
+            ),
+            (Xb, Yb),
+            {"n_concepts": 5},
+        ),
     ]
 
 
@@ -344,10 +411,13 @@ class DrawingRegressor(ApproximateRegressor):
         return super().fit(X, y)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: SubsampledERM(_em()),
-    lambda: BestSubsetERM("clipped_squared", 0.5, 1, num=5),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SubsampledERM(_em()),
+        lambda: BestSubsetERM("clipped_squared", 0.5, 1, num=5),
+    ],
+)
 @pytest.mark.parametrize("bad", [0, -3, 2.0, True])
 def test_privacy_guarantee_refusals_name_n_samples(make, bad):
     with pytest.raises(InvalidParameterError, match=r"^n_samples: must be an integer >= 1") as info:
@@ -442,15 +512,21 @@ def test_best_subset_is_reproducible_from_its_rng():
     # estimator's rng gives 8 identical fits with probability below 15**-7 < 1e-8.
     X, y = _sparse_data(40)
     for seed in (3, 4):
-        fits = [BestSubsetERM("clipped_squared", 1e-3, 2, num=5, rng=seed).fit(X, y) for _ in range(8)]
+        fits = [
+            BestSubsetERM("clipped_squared", 1e-3, 2, num=5, rng=seed).fit(X, y) for _ in range(8)
+        ]
         assert len({(f.support_, tuple(f.coef_)) for f in fits}) == 1
 
 
 def test_best_subset_excess_risk_bound_uses_the_number_of_records():
     # O((s ln d + ln n) / (n eps1)) + O((s ln L + s ln n) / (n eps2)): shrinks as n grows with
     # d fixed (here d = 6 features, n = 50 and 200 records).
-    bounds = [BestSubsetERM("clipped_squared", 1.0, 2, num=5, rng=0).fit(*_sparse_data(n)).excess_risk_bound_
-              for n in (50, 200)]
+    bounds = [
+        BestSubsetERM("clipped_squared", 1.0, 2, num=5, rng=0)
+        .fit(*_sparse_data(n))
+        .excess_risk_bound_
+        for n in (50, 200)
+    ]
     assert bounds[1] < bounds[0]
 
 
@@ -488,14 +564,18 @@ def test_best_subset_excess_risk_bound_is_the_sum_of_the_two_stages(sensitivity,
     # plus the fixed-point term 2 B (1 + 1/n) / 2**32. B = 4 (not the default 1).
     n, B = 40, 4.0
     X, y = _sparse_data(n)
-    est = BestSubsetERM("clipped_squared", 1.0, 2, num=5, loss_bound=B, sensitivity=sensitivity,
-                        split=0.3, rng=1).fit(X, y)
+    est = BestSubsetERM(
+        "clipped_squared", 1.0, 2, num=5, loss_bound=B, sensitivity=sensitivity, split=0.3, rng=1
+    ).fit(X, y)
     axis = [-1.0, -0.5, 0.0, 0.5, 1.0]
     G = sum(1 for a in axis for b in axis if a * a + b * b <= 1.0)
     assert G == 13 and math.comb(6, 2) == 15
     delta = factor * B / n
-    expected = (2 * delta * (math.log(15) + 1) / 0.3 + 2 * delta * (math.log(G) + 1) / 0.7
-                + 2 * B * (1 + 1 / n) / 2.0**32)
+    expected = (
+        2 * delta * (math.log(15) + 1) / 0.3
+        + 2 * delta * (math.log(G) + 1) / 0.7
+        + 2 * B * (1 + 1 / n) / 2.0**32
+    )
     assert est.excess_risk_bound_ == pytest.approx(expected, rel=1e-12)
 
 
@@ -515,7 +595,9 @@ def test_boosted_fits_a_base_with_an_unbounded_loss_and_its_declared_bound():
 
     X, y = _threshold_data(80)
     coef = np.linspace(-2, 2, 9).reshape(-1, 1)
-    base = ExponentialMechanismERM("logistic", LinearCandidates(coef, np.zeros(9)), 0.7, loss_bound=3.0)
+    base = ExponentialMechanismERM(
+        "logistic", LinearCandidates(coef, np.zeros(9)), 0.7, loss_bound=3.0
+    )
     acct = Accountant(Budget(10.0))
     est = BoostedERM(base, 0.2, accountant=acct, rng=0).fit(X, y)
     assert acct.spent == est.privacy_ == Budget(0.7) and len(est.estimators_) == 3
@@ -541,12 +623,16 @@ def test_boosted_base_fits_draw_from_the_wrappers_rng():
     # from fresh entropy would give 8 identical fits with probability below 11**-21.
     X, y = _threshold_data(60)
     for seed in (0, 1):
-        fits = [BoostedERM(_em(1e-3), 0.2, selection_epsilon=1.0, rng=seed).fit(X, y) for _ in range(8)]
+        fits = [
+            BoostedERM(_em(1e-3), 0.2, selection_epsilon=1.0, rng=seed).fit(X, y) for _ in range(8)
+        ]
         assert len({tuple(e.hypothesis_ for e in f.estimators_) for f in fits}) == 1
 
 
 @pytest.mark.parametrize("sensitivity, factor", [("paper", 2), ("tight", 1)])
-def test_boosted_selection_is_calibrated_to_the_documented_sensitivity(monkeypatch, sensitivity, factor):
+def test_boosted_selection_is_calibrated_to_the_documented_sensitivity(
+    monkeypatch, sensitivity, factor
+):
     # Theorem 25's selection: utility q(h) = -((a+1)/n) sum_{val} l(h, z), sensitivity
     # factor (a+1) B / n, so the exponential mechanism sees q / Delta = -sum_{val} l / (factor B).
     # With B = 0.01 every logistic loss of these candidates (|margin| <= 2, so l >= ln(1 + e^-2)
@@ -569,8 +655,13 @@ def test_boosted_selection_is_calibrated_to_the_documented_sensitivity(monkeypat
     monkeypatch.setattr(wrappers, "exponential", spy)
     X, y = _threshold_data(83)
     coef = np.linspace(-2, 2, 9).reshape(-1, 1)
-    base = ExponentialMechanismERM("logistic", LinearCandidates(coef, np.zeros(9)), 0.7,
-                                   loss_bound=0.01, sensitivity=sensitivity)
+    base = ExponentialMechanismERM(
+        "logistic",
+        LinearCandidates(coef, np.zeros(9)),
+        0.7,
+        loss_bound=0.01,
+        sensitivity=sensitivity,
+    )
     est = BoostedERM(base, 0.2, selection_epsilon=0.3, rng=0).fit(X, y)
     assert len(calls) == 1 and calls[0]["epsilon"] == 0.3
     n_val = est.part_sizes_[-1]
@@ -585,14 +676,20 @@ def test_boosted_selection_draws_from_the_wrappers_rng():
     # drawing from fresh entropy would agree across 16 seeded fits with probability below 3**-15.
     X, y = _threshold_data(60)
     for seed in (0, 1):
-        chosen = {BoostedERM(_em(), 0.2, selection_epsilon=1e-6, rng=seed).fit(X, y).selected_
-                  for _ in range(16)}
+        chosen = {
+            BoostedERM(_em(), 0.2, selection_epsilon=1e-6, rng=seed).fit(X, y).selected_
+            for _ in range(16)
+        }
         assert len(chosen) == 1
 
 
 def test_boosted_reports_its_parts_and_selection():
     X, y = _threshold_data(83)
-    for sel, expected in ((None, 0.6), (0.25, 0.25), ("paper", (math.log(3 / 0.2) + 1) / math.sqrt(83))):
+    for sel, expected in (
+        (None, 0.6),
+        (0.25, 0.25),
+        ("paper", (math.log(3 / 0.2) + 1) / math.sqrt(83)),
+    ):
         est = BoostedERM(_em(0.6), 0.2, selection_epsilon=sel, rng=2).fit(X, y)
         assert est.n_parts_ == 4 and est.part_sizes_ == [21, 21, 21, 20]  # a = ceil(ln 15) = 3
         assert est.selection_epsilon_ == pytest.approx(expected, rel=1e-15)

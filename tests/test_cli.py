@@ -54,7 +54,9 @@ def test_list(capsys):
 def test_list_via_python_m():
     proc = subprocess.run(
         [sys.executable, "-m", "privlearn", "reproduce", "--list"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert WARFARIN in proc.stdout
@@ -77,13 +79,20 @@ def test_bad_options_exit_2(args, capsys):
 
 def test_reproduce_one_quick(tmp_path, capsys):
     out = tmp_path / "res"
-    code = main(["reproduce", WARFARIN, "--quick", "--out", str(out), "--no-progress",
-                 "--seed", "3"])
+    code = main(
+        ["reproduce", WARFARIN, "--quick", "--out", str(out), "--no-progress", "--seed", "3"]
+    )
     assert code == 0
     dest = out / WARFARIN
     assert str(dest) in capsys.readouterr().out
-    for name in (f"{WARFARIN}.md", "meta.json", "a-median-dose.csv", "a-median-dose.png",
-                 "b-threshold-classifier.csv", "b-threshold-classifier.png"):
+    for name in (
+        f"{WARFARIN}.md",
+        "meta.json",
+        "a-median-dose.csv",
+        "a-median-dose.png",
+        "b-threshold-classifier.csv",
+        "b-threshold-classifier.png",
+    ):
         assert (dest / name).exists(), name
     meta = json.loads((dest / "meta.json").read_text())
     assert meta["seed"] == 3 and meta["quick"] is True
@@ -95,8 +104,9 @@ def test_reproduce_all_uses_run_all(tmp_path, monkeypatch, capsys):
 
     @register("toy-cli", title="Toy", paper="P", description="d")
     def run(config):
-        return ExperimentResult(tables={"t": Table(["seed", "quick"], [[config.seed,
-                                                                        config.quick]])})
+        return ExperimentResult(
+            tables={"t": Table(["seed", "quick"], [[config.seed, config.quick]])}
+        )
 
     assert main(["reproduce", "--out", str(tmp_path), "--seed", "none", "--no-progress"]) == 0
     assert "index.md" in capsys.readouterr().out

@@ -121,7 +121,9 @@ def test_check_integer_uses_the_integer_protocol():
     v = check_integer(_Indexable(), "size")
     assert v == 6 and type(v) is int
     for bad in NOT_COUNTS + [None, np.array([3])]:
-        with pytest.raises(InvalidParameterError, match=r"^size: must be an integer >= 1; got") as err:
+        with pytest.raises(
+            InvalidParameterError, match=r"^size: must be an integer >= 1; got"
+        ) as err:
             check_integer(bad, "size")
         assert err.value.parameter == "size"
     with pytest.raises(InvalidParameterError, match=r"^size: must be an integer >= 0; got -1$"):
@@ -138,7 +140,9 @@ def test_check_integer_uses_the_integer_protocol():
 def test_exponential_size_charges_every_draw(t, numerics):
     for epsilon, size in ((0.7, 3), (0.1, 10), (0.3, 7)):
         acct = Accountant(Budget(100.0))
-        out = M.exponential([0.0, 1.0, 2.0], epsilon, size=t(size), rng=2, accountant=acct, numerics=numerics)
+        out = M.exponential(
+            [0.0, 1.0, 2.0], epsilon, size=t(size), rng=2, accountant=acct, numerics=numerics
+        )
         assert isinstance(out, np.ndarray) and out.shape == (size,)
         assert len(acct.ledger) == 1
         assert acct.spent.epsilon == composed(epsilon, size) and acct.spent.delta == 0.0
@@ -256,7 +260,9 @@ def _recorded_mwem(monkeypatch, epsilon, rounds):
     return spent, acct, dist
 
 
-@pytest.mark.parametrize("epsilon,rounds", [(0.1, 7), (0.1, np.int64(11)), (1.0, np.int32(3)), (0.7, 5)])
+@pytest.mark.parametrize(
+    "epsilon,rounds", [(0.1, 7), (0.1, np.int64(11)), (1.0, np.int32(3)), (0.7, 5)]
+)
 def test_mwem_rounds_compose_within_the_charge(monkeypatch, epsilon, rounds):
     spent, acct, dist = _recorded_mwem(monkeypatch, epsilon, rounds)
     assert len(spent) == 2 * int(rounds)  # one exponential and one Laplace mechanism per round
@@ -288,7 +294,9 @@ def test_accounting_functions_accept_numpy_counts(t):
     g = group_privacy(Budget(0.7), t(3))
     assert g == group_privacy(Budget(0.7), 3) and g.epsilon == composed(0.7, 3)
     assert per_concept_budget(1.0, 0.0, t(3)) == per_concept_budget(1.0, 0.0, 3)
-    assert exponential_sample_size(t(16), 0.1, 1.0, k=t(5)) == exponential_sample_size(16, 0.1, 1.0, k=5)
+    assert exponential_sample_size(t(16), 0.1, 1.0, k=t(5)) == exponential_sample_size(
+        16, 0.1, 1.0, k=5
+    )
     assert svt_guarantee(4.0, 2.0, t(10), 30.0) == svt_guarantee(4.0, 2.0, 10, 30.0)
 
 
@@ -330,12 +338,16 @@ def _sample(n=60, seed=0):
 def test_subsample_aggregate_counts_and_charges(t):
     X, y = _sample()
     acct = Accountant(Budget(100.0))
-    clf = SubsampleAggregatePredictor(ERMClassifier(Thresholds()), t(5), 0.7, accountant=acct, rng=1).fit(X, y)
+    clf = SubsampleAggregatePredictor(
+        ERMClassifier(Thresholds()), t(5), 0.7, accountant=acct, rng=1
+    ).fit(X, y)
     out = clf.predict(np.linspace(0, 1, 3))
     assert out.shape == (3,)
     assert acct.spent.epsilon == composed(0.7, 3)
     clf.predict(np.linspace(0, 1, 4))
-    assert acct.spent.epsilon == smallest_float_at_least(Fraction(composed(0.7, 3)) + Fraction(composed(0.7, 4)))
+    assert acct.spent.epsilon == smallest_float_at_least(
+        Fraction(composed(0.7, 3)) + Fraction(composed(0.7, 4))
+    )
     assert clf.privacy_spent_.epsilon == composed(0.7, 7)
 
 
@@ -344,7 +356,9 @@ def test_subsample_aggregate_refuses_bad_teacher_counts(bad):
     X, y = _sample()
     acct = Accountant(Budget(1.0))
     with pytest.raises(InvalidParameterError) as err:
-        SubsampleAggregatePredictor(ERMClassifier(Thresholds()), bad, 0.5, accountant=acct, rng=1).fit(X, y)
+        SubsampleAggregatePredictor(
+            ERMClassifier(Thresholds()), bad, 0.5, accountant=acct, rng=1
+        ).fit(X, y)
     assert err.value.parameter == "n_teachers" and untouched(acct)
 
 

@@ -21,8 +21,8 @@ from privlearn.learners import (
     ObjectivePerturbationClassifier,
     OutputPerturbationClassifier,
     PrivateTuning,
+    _solvers,
 )
-from privlearn.learners import _solvers
 from privlearn.prediction import SubsampleAggregatePredictor
 
 SECRET = 987654321  # a label value that must never appear in a message
@@ -62,7 +62,9 @@ def _outcome(fit):
 
 CLASSIFIERS = [
     lambda **kw: OutputPerturbationClassifier(1.0, **kw),
-    lambda **kw: OutputPerturbationClassifier(1.0, loss="smoothed_hinge", radius=1.0, variant="general_convex", **kw),
+    lambda **kw: OutputPerturbationClassifier(
+        1.0, loss="smoothed_hinge", radius=1.0, variant="general_convex", **kw
+    ),
     lambda **kw: ObjectivePerturbationClassifier(1.0, **kw),
 ]
 
@@ -81,16 +83,24 @@ def test_private_tuning_classifier_outcome_is_the_same_on_neighbours():
 
     def tuned(labels, **kw):
         def fit(acct):
-            est = PrivateTuning(OutputPerturbationClassifier(None, **kw), {"alpha": [0.1, 1.0]}, 1.0,
-                                accountant=acct, rng=0).fit(X, labels)
+            est = PrivateTuning(
+                OutputPerturbationClassifier(None, **kw),
+                {"alpha": [0.1, 1.0]},
+                1.0,
+                accountant=acct,
+                rng=0,
+            ).fit(X, labels)
             return (est.classes_.tolist(), est.coef_.shape)
+
         return fit
 
     a, b = _outcome(tuned(y)), _outcome(tuned(y2))
     assert a == b
     assert a[0] == "error" and "classes" in a[2] and a[3] == Budget(0.0)
     with pytest.raises(InvalidParameterError) as err:
-        PrivateTuning(OutputPerturbationClassifier(None), {"alpha": [0.1]}, 1.0).fit(Untouchable(), Untouchable())
+        PrivateTuning(OutputPerturbationClassifier(None), {"alpha": [0.1]}, 1.0).fit(
+            Untouchable(), Untouchable()
+        )
     assert err.value.parameter == "classes"
     a, b = _outcome(tuned(y, classes=[0, 1])), _outcome(tuned(y2, classes=[0, 1]))
     assert a == b == ("ok", Budget(1.0), ([0, 1], (1, 3)))
@@ -107,6 +117,7 @@ def test_classifiers_need_declared_classes_and_fit_every_neighbour(make):
         def run(acct):
             est = make(classes=[0, 1], accountant=acct, rng=3).fit(X, labels)
             return (est.classes_.tolist(), est.coef_.shape, est.intercept_.shape)
+
         return run
 
     a, b = _outcome(fit(y)), _outcome(fit(y2))
@@ -131,8 +142,15 @@ def test_private_tuning_refuses_an_outside_label_wherever_the_partition_puts_it(
     bad = y.copy()
     bad[7] = SECRET
     outcomes = {
-        _outcome(lambda acct, s=seed: PrivateTuning(OutputPerturbationClassifier(None, classes=[0, 1]),
-                                                    {"alpha": [0.1, 1.0]}, 1.0, accountant=acct, rng=s).fit(X, bad))
+        _outcome(
+            lambda acct, s=seed: PrivateTuning(
+                OutputPerturbationClassifier(None, classes=[0, 1]),
+                {"alpha": [0.1, 1.0]},
+                1.0,
+                accountant=acct,
+                rng=s,
+            ).fit(X, bad)
+        )
         for seed in range(12)
     }
     assert len(outcomes) == 1
@@ -166,11 +184,22 @@ def test_solver_failure_inside_private_tuning(monkeypatch):
     monkeypatch.setitem(_solvers.newton.__kwdefaults__, "max_iter", 1)
     X, y, y2 = _neighbours(n=80)
     outcomes = [
-        _outcome(lambda acct, labels=labels: PrivateTuning(OutputPerturbationClassifier(None, classes=[0, 1]),
-                                                           {"alpha": [1e-3]}, 1.0, accountant=acct, rng=0).fit(X, labels))
+        _outcome(
+            lambda acct, labels=labels: PrivateTuning(
+                OutputPerturbationClassifier(None, classes=[0, 1]),
+                {"alpha": [1e-3]},
+                1.0,
+                accountant=acct,
+                rng=0,
+            ).fit(X, labels)
+        )
         for labels in (y, y2)
     ]
-    assert outcomes[0] == outcomes[1] and outcomes[0][1] == "SolverError" and outcomes[0][3] == Budget(1.0)
+    assert (
+        outcomes[0] == outcomes[1]
+        and outcomes[0][1] == "SolverError"
+        and outcomes[0][3] == Budget(1.0)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,7 +236,9 @@ def test_subsample_aggregate_keeps_the_teachers_private_and_answers_every_neighb
     outs = []
     for data in (X, X2):
         acct = Accountant(Budget(10.0))
-        clf = SubsampleAggregatePredictor(_OddTeacher(), 4, 1.0, accountant=acct, rng=0).fit(data, y)
+        clf = SubsampleAggregatePredictor(_OddTeacher(), 4, 1.0, accountant=acct, rng=0).fit(
+            data, y
+        )
         assert not hasattr(clf, "teachers_") and len(clf._teachers) == 4
         outs.append((clf.predict(X[:5]).shape, acct.spent))
     assert outs[0] == outs[1] == ((5,), Budget(5.0))
@@ -231,7 +262,9 @@ def test_gibbs_diagnostics_are_private_state():
     g = np.random.default_rng(3)
     X = g.uniform(-1, 1, size=(50, 2)) / 2
     y = (X[:, 0] > 0).astype(int)
-    est = ApproximateGibbsERM("logistic", 1.0, radius=1.0, loss_bound=2.0, steps=20, warmup=10, rng=0).fit(X, y)
+    est = ApproximateGibbsERM(
+        "logistic", 1.0, radius=1.0, loss_bound=2.0, steps=20, warmup=10, rng=0
+    ).fit(X, y)
     assert not hasattr(est, "diagnostics_")
     assert set(est._diagnostics) >= {"acceptance", "r_hat", "step", "mean_objective"}
 

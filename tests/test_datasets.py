@@ -8,8 +8,20 @@ import pytest
 from privlearn.datasets import Dataset, load_warfarin
 
 FEATURES = [
-    "age", "height", "weight", "amiodarone", "decr", "race_asian", "race_black",
-    "cyp2c9_12", "cyp2c9_13", "cyp2c9_22", "cyp2c9_23", "cyp2c9_33", "vkorc1_CT", "vkorc1_TT",
+    "age",
+    "height",
+    "weight",
+    "amiodarone",
+    "decr",
+    "race_asian",
+    "race_black",
+    "cyp2c9_12",
+    "cyp2c9_13",
+    "cyp2c9_22",
+    "cyp2c9_23",
+    "cyp2c9_33",
+    "vkorc1_CT",
+    "vkorc1_TT",
 ]
 
 
@@ -32,7 +44,15 @@ def test_feature_names_and_order(data):
 
 def test_frame_columns_and_types(data):
     assert set(data.frame) == {
-        "race", "age", "height", "weight", "amiodarone", "decr", "cyp2c9", "vkorc1", "dose"
+        "race",
+        "age",
+        "height",
+        "weight",
+        "amiodarone",
+        "decr",
+        "cyp2c9",
+        "vkorc1",
+        "dose",
     }
     for name in ("race", "cyp2c9", "vkorc1"):
         assert data.frame[name].dtype.kind == "U", name
@@ -122,7 +142,14 @@ def test_dataset_is_frozen(data):
 def test_license_and_description(data):
     assert data.license.startswith("MIT License")
     assert "Samuel Yeom" in data.license
-    for needle in ("4,819", "ml-privacy-csf18", "7b302fb", "MIT", "PharmGKB", "vkorc1_CT",
-                   "reference"):
+    for needle in (
+        "4,819",
+        "ml-privacy-csf18",
+        "7b302fb",
+        "MIT",
+        "PharmGKB",
+        "vkorc1_CT",
+        "reference",
+    ):
         assert needle in data.DESCR, needle
     assert "4819" in repr(data) and "14" in repr(data)

@@ -86,7 +86,8 @@ def test_per_dataset_bound_power():
     adversarial dataset (a single good candidate among many bad ones)."""
     n, eps = 50, 1.0
     cands = ThresholdCandidates(np.r_[0.5, np.full(200, 2.0)])  # t = 2: predicts 0 everywhere
-    X = np.full((n, 1), 0.9); y = np.ones(n, dtype=int)          # t = 0.5 is right on all
+    X = np.full((n, 1), 0.9)
+    y = np.ones(n, dtype=int)  # t = 0.5 is right on all
     est = ExponentialMechanismERM("zero_one", cands, eps, sensitivity="tight")
     good, _, _ = _exact_excess(est, X, y)
     bound = excess_risk_bound(n, eps, len(cands), sensitivity="tight")
@@ -95,15 +96,22 @@ def test_per_dataset_bound_power():
     assert broken > bound
 
 
-@pytest.mark.parametrize("loss,cands", [
-    ("clipped_logistic", Grid(2.0, 2, num=15)),
-    ("zero_one", ReferenceDichotomies(Halfspaces(2), np.random.default_rng(3).uniform(-1, 1, (25, 2)))),
-])
+@pytest.mark.parametrize(
+    "loss,cands",
+    [
+        ("clipped_logistic", Grid(2.0, 2, num=15)),
+        (
+            "zero_one",
+            ReferenceDichotomies(Halfspaces(2), np.random.default_rng(3).uniform(-1, 1, (25, 2))),
+        ),
+    ],
+)
 def test_fit_draws_meet_the_per_dataset_bound(loss, cands):
     """Monte Carlo: the mean excess of fitted hypotheses stays below the bound (with a 6-sigma
     margin for the sampling noise); the excess is recomputed from the released hypothesis."""
     g = np.random.default_rng(4)
-    X = g.uniform(-1, 1, (300, 2)); y = (X @ [1.0, -0.5] > 0.1).astype(int) ^ (g.random(300) < 0.1)
+    X = g.uniform(-1, 1, (300, 2))
+    y = (X @ [1.0, -0.5] > 0.1).astype(int) ^ (g.random(300) < 0.1)
     eps = 0.5
     gen = Generator(5)
     est = ExponentialMechanismERM(loss, cands, eps, rng=gen)
@@ -138,8 +146,12 @@ def test_lemma8_stability_exact():
     every test point z, exactly. Power: a mechanism whose sensitivity is off by the factor n
     (risk units used on mistake counts; n = 10) breaks it."""
     cands = ThresholdCandidates([0.3, 0.7])
-    X = np.ones((10, 1)); y = np.ones(10, dtype=int); X[0, 0] = 0.4
-    X2 = X.copy(); y2 = y.copy(); X2[0, 0], y2[0] = 0.6, 0
+    X = np.ones((10, 1))
+    y = np.ones(10, dtype=int)
+    X[0, 0] = 0.4
+    X2 = X.copy()
+    y2 = y.copy()
+    X2[0, 0], y2[0] = 0.6, 0
     zs = [(x, lab) for x in (0.0, 0.5, 0.9) for lab in (0, 1)]
 
     def gap(eps_formula, eps):
@@ -173,7 +185,8 @@ def test_threshold_impossibility_and_public_reference():
             logw = -eps / (2 * sens) * mistakes + np.log(length.astype(float))
             expected = float(np.exp(logw - logsumexp(logw)) @ mistakes) / n
             assert expected > 0.4, (w, sens, expected)
-    x = np.linspace(0.01, 0.99, n); y = (x > 0.5).astype(int)
+    x = np.linspace(0.01, 0.99, n)
+    y = (x > 0.5).astype(int)
     _, _, length, mistakes = ContinuousThresholds().pieces(x, y)
     logw = -eps / 4 * mistakes + np.log(length.astype(float))
     assert float(np.exp(logw - logsumexp(logw)) @ mistakes) / n < 0.1
@@ -202,11 +215,14 @@ def test_boosting_high_probability_bound():
     fails = 0
     runs = 60
     for _ in range(runs):
-        x = g.random(n); y = (x >= 0.4).astype(int)
+        x = g.random(n)
+        y = (x >= 0.4).astype(int)
         est.fit(x, y)
         fails += abs(est.hypothesis_.t - 0.4) > bound
         assert est.privacy_ == Budget(eps)
-        assert sorted(est.part_sizes_) == sorted([len(p) for p in np.array_split(np.arange(n), a + 1)])
+        assert sorted(est.part_sizes_) == sorted(
+            [len(p) for p in np.array_split(np.arange(n), a + 1)]
+        )
     assert fails / runs <= delta
 
 
@@ -215,11 +231,17 @@ def test_gibbs_scale_of_the_quadratic_target():
     """ApproximateGibbsERM on a quadratic objective with an interior minimum: E[F - F*] =
     d / (2 beta) (notes §5). Batch means over chains; power: 30% off beta is rejected."""
     d, n = 2, 400
-    X = np.zeros((n, d)); X[: n // 2, 0] = 1.0; X[n // 2 :, 1] = 1.0
-    y = np.zeros(n); y[: n // 2] = 0.2; y[n // 2 :] = -0.1
+    X = np.zeros((n, d))
+    X[: n // 2, 0] = 1.0
+    X[n // 2 :, 1] = 1.0
+    y = np.zeros(n)
+    y[: n // 2] = 0.2
+    y[n // 2 :] = -0.1
     # F(w) = ((w0 - 0.2)^2 + (w1 + 0.1)^2) / 2, F* = 0.
     eps = 2.0
-    est = ApproximateGibbsERM("squared", eps, radius=3.0, loss_bound=100.0, steps=4000, warmup=1000, chains=8, rng=11)
+    est = ApproximateGibbsERM(
+        "squared", eps, radius=3.0, loss_bound=100.0, steps=4000, warmup=1000, chains=8, rng=11
+    )
     means = []
     for rep in range(6):
         est.set_params(rng=100 + rep).fit(X, y)
@@ -238,8 +260,11 @@ def test_gibbs_scale_of_the_quadratic_target():
 
 def test_gibbs_reports_no_guarantee():
     g = np.random.default_rng(12)
-    X = g.uniform(-1, 1, (100, 2)); y = (X[:, 0] > 0).astype(int)
-    est = ApproximateGibbsERM("logistic", 1.0, radius=2.0, loss_bound=3.0, steps=200, warmup=100, rng=1).fit(X, y)
+    X = g.uniform(-1, 1, (100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    est = ApproximateGibbsERM(
+        "logistic", 1.0, radius=2.0, loss_bound=3.0, steps=200, warmup=100, rng=1
+    ).fit(X, y)
     assert est.privacy_ is None and not est.dp_certified_
     assert "none" in est.guarantee_ and "A7" in est.guarantee_
     assert np.linalg.norm(est.coef_) <= 2.0
@@ -248,8 +273,18 @@ def test_gibbs_reports_no_guarantee():
         ApproximateGibbsERM("logistic", 1.0, radius=2.0, loss_bound=3.0, accountant=acct).fit(X, y)
     with pytest.raises(InvalidParameterError, match="tv_bound"):
         ApproximateGibbsERM("logistic", 1.0, radius=2.0, loss_bound=3.0, tv_bound=1e-6).fit(X, y)
-    ok = ApproximateGibbsERM("logistic", 1.0, radius=2.0, loss_bound=3.0, step=0.01, steps=100, warmup=0,
-                             tv_bound=1e-6, accountant=acct, rng=2).fit(X, y)
+    ok = ApproximateGibbsERM(
+        "logistic",
+        1.0,
+        radius=2.0,
+        loss_bound=3.0,
+        step=0.01,
+        steps=100,
+        warmup=0,
+        tv_bound=1e-6,
+        accountant=acct,
+        rng=2,
+    ).fit(X, y)
     # delta = tv (1 + e^eps), rounded up: never below the exact value, at most an ulp above
     import mpmath
 
@@ -268,7 +303,8 @@ def test_gibbs_reports_no_guarantee():
 
 
 def test_limits():
-    X = np.array([[0.2], [0.7], [0.9]]); y = np.array([0, 1, 1])
+    X = np.array([[0.2], [0.7], [0.9]])
+    y = np.array([0, 1, 1])
     one = ExponentialMechanismERM("zero_one", ThresholdCandidates([0.5]), 1.0, rng=0).fit(X, y)
     assert one.candidate_index_ == 0
     # Duplicates count with their multiplicity.
@@ -278,11 +314,16 @@ def test_limits():
     # Large epsilon: the minimiser, ties split uniformly.
     cands = ThresholdCandidates([0.0, 0.5, 0.6, 1.0])
     gen = Generator(1)
-    picks = [ExponentialMechanismERM("zero_one", cands, 200.0, rng=gen).fit(X, y).candidate_index_ for _ in range(400)]
+    picks = [
+        ExponentialMechanismERM("zero_one", cands, 200.0, rng=gen).fit(X, y).candidate_index_
+        for _ in range(400)
+    ]
     assert set(picks) == {1, 2} and 120 < picks.count(1) < 280
     # Shift invariance (a constant regularizer, no clipping active) and permutation invariance.
     a = ExponentialMechanismERM("clipped_hinge", Grid(1.0, 1, num=9), 1.0, loss_bound=3.0)
-    b = ExponentialMechanismERM("clipped_hinge", Grid(1.0, 1, num=9), 1.0, loss_bound=3.0, regularizer=lambda h: 0.25)
+    b = ExponentialMechanismERM(
+        "clipped_hinge", Grid(1.0, 1, num=9), 1.0, loss_bound=3.0, regularizer=lambda h: 0.25
+    )
     sa, sens, _, _ = a._scores(X, y)
     sb, _, _, _ = b._scores(X, y)
     assert np.allclose(log_pmf(sa, sens, 1.0), log_pmf(sb, sens, 1.0))
@@ -290,7 +331,8 @@ def test_limits():
     assert np.array_equal(a._scores(X[perm], y[perm])[0], sa)
     # Same seed, same output.
     grid = Grid(1.0, 2, num=7)
-    Xg = np.random.default_rng(0).uniform(-1, 1, (50, 2)); yg = (Xg[:, 0] > 0).astype(int)
+    Xg = np.random.default_rng(0).uniform(-1, 1, (50, 2))
+    yg = (Xg[:, 0] > 0).astype(int)
     h1 = ExponentialMechanismERM("zero_one", grid, 1.0, rng=42).fit(Xg, yg).hypothesis_
     h2 = ExponentialMechanismERM("zero_one", grid, 1.0, rng=42).fit(Xg, yg).hypothesis_
     assert h1 == h2
@@ -299,12 +341,17 @@ def test_limits():
 def test_huge_n_and_beta_give_the_minimiser():
     """n = 2e6 records, beta = eps n / 4 = 5e6: no overflow or NaN; the minimiser is returned."""
     n = 2_000_000
-    x = np.linspace(0.0, 1.0, n); y = (x >= 0.3).astype(int)
+    x = np.linspace(0.0, 1.0, n)
+    y = (x >= 0.3).astype(int)
     cands = ThresholdCandidates([0.1, 0.3, 0.5, 0.9])
     for rng in range(5):
         est = ExponentialMechanismERM("zero_one", cands, 10.0, rng=rng).fit(x, y)
         assert est.hypothesis_.t == 0.3
-    t = ExponentialMechanismERM("zero_one", ContinuousThresholds(), 10.0, rng=1).fit(x[::20], y[::20]).hypothesis_.t
+    t = (
+        ExponentialMechanismERM("zero_one", ContinuousThresholds(), 10.0, rng=1)
+        .fit(x[::20], y[::20])
+        .hypothesis_.t
+    )
     assert 0.2999 < t <= 0.3000001
 
 
@@ -327,7 +374,9 @@ def test_grid_construction():
 
 def test_linear_kernel_matches_numpy():
     g = np.random.default_rng(13)
-    X = g.uniform(-1, 1, (123, 3)); y01 = (g.random(123) < 0.5).astype(int); yr = g.normal(size=123)
+    X = g.uniform(-1, 1, (123, 3))
+    y01 = (g.random(123) < 0.5).astype(int)
+    yr = g.normal(size=123)
     C = LinearCandidates(g.normal(size=(17, 3)), g.normal(size=17))
     p = X @ C.coef.T + C.intercept  # (n, N)
     s = np.where(y01 > 0.5, 1.0, -1.0)[:, None]
@@ -342,10 +391,14 @@ def test_linear_kernel_matches_numpy():
         assert np.allclose(tot, np.clip(vals, 0, 2.0).sum(axis=0), atol=123 * 2.0 / 2**21)
     loss = _resolve_loss("squared", 5.0)
     tot = C.totals(X, yr, loss, 20) / 2.0**20 * 5.0
-    assert np.allclose(tot, np.clip((p - yr[:, None]) ** 2, 0, 5).sum(axis=0), atol=123 * 5.0 / 2**21)
+    assert np.allclose(
+        tot, np.clip((p - yr[:, None]) ** 2, 0, 5).sum(axis=0), atol=123 * 5.0 / 2**21
+    )
 
 
-@pytest.mark.parametrize("cls,dim", [(Thresholds("both"), 1), (Halfspaces(2), 2), (Intervals(), 1), (Rectangles(2), 2)])
+@pytest.mark.parametrize(
+    "cls,dim", [(Thresholds("both"), 1), (Halfspaces(2), 2), (Intervals(), 1), (Rectangles(2), 2)]
+)
 def test_reference_dichotomies_score_private_points(cls, dim):
     """Representatives computed on public points, scored on other (private) points, agree with
     the class's own predictions."""
@@ -356,7 +409,10 @@ def test_reference_dichotomies_score_private_points(cls, dim):
     cands = ReferenceDichotomies(cls, public)
     Xp = private.reshape(40, -1)
     got = cands.totals(Xp, y, _resolve_loss("zero_one", None), 0)
-    want = [int(np.count_nonzero(cls.predict(cands.hypothesis(i), private) != y.astype(bool))) for i in range(len(cands))]
+    want = [
+        int(np.count_nonzero(cls.predict(cands.hypothesis(i), private) != y.astype(bool)))
+        for i in range(len(cands))
+    ]
     assert list(got) == want
     est = ExponentialMechanismERM("zero_one", cands, 2.0, rng=1).fit(Xp, y)
     assert np.array_equal(est.predict(Xp), cls.predict(est.hypothesis_, private).astype(int))
@@ -369,18 +425,23 @@ def test_finite_candidates_with_a_user_loss():
     loss = lambda h, X, y: np.min((X[:, :1] - np.array(h)[None, :]) ** 2, axis=1)  # noqa: E731
     g = np.random.default_rng(15)
     X = np.r_[g.normal(0.2, 0.03, 200), g.normal(0.8, 0.03, 200)].reshape(-1, 1)
-    est = ExponentialMechanismERM(loss, FiniteCandidates(centres), 5.0, loss_bound=1.0, rng=2).fit(X, np.zeros(400))
+    est = ExponentialMechanismERM(loss, FiniteCandidates(centres), 5.0, loss_bound=1.0, rng=2).fit(
+        X, np.zeros(400)
+    )
     assert abs(est.hypothesis_[0] - 0.2) <= 0.1 and abs(est.hypothesis_[1] - 0.8) <= 0.1
     with pytest.raises(InvalidParameterError, match="predict"):
         est.predict(X)
     bad = lambda h, X, y: np.zeros(3)  # noqa: E731
     with pytest.raises(InvalidParameterError, match="loss"):
-        ExponentialMechanismERM(bad, FiniteCandidates(centres), 1.0, loss_bound=1.0).fit(X, np.zeros(400))
+        ExponentialMechanismERM(bad, FiniteCandidates(centres), 1.0, loss_bound=1.0).fit(
+            X, np.zeros(400)
+        )
 
 
 def test_best_subset_finds_the_support():
     g = np.random.default_rng(16)
-    X = g.uniform(-1, 1, (2000, 10)); y = np.clip(0.8 * X[:, 3] + 0.05 * g.normal(size=2000), -1, 1)
+    X = g.uniform(-1, 1, (2000, 10))
+    y = np.clip(0.8 * X[:, 3] + 0.05 * g.normal(size=2000), -1, 1)
     est = BestSubsetERM("clipped_squared", 2.0, 1, num=9, rng=3).fit(X, y)
     assert est.support_ == (3,) and np.count_nonzero(est.coef_) == 1
     assert abs(est.coef_[3] - 0.75) <= 0.25
@@ -404,7 +465,8 @@ def test_best_subset_stage_epsilons_add_up_to_at_most_the_charge(monkeypatch, ep
 
     monkeypatch.setattr(wrappers, "exponential", spy)
     g = np.random.default_rng(5)
-    X = g.uniform(-1, 1, (200, 3)); y = np.clip(X[:, 0], -1, 1)
+    X = g.uniform(-1, 1, (200, 3))
+    y = np.clip(X[:, 0], -1, 1)
     acct = Accountant(Budget(eps))
     BestSubsetERM("clipped_squared", eps, 1, num=3, split=split, accountant=acct, rng=1).fit(X, y)
     assert len(seen) == 2 and min(seen) > 0
@@ -413,7 +475,8 @@ def test_best_subset_stage_epsilons_add_up_to_at_most_the_charge(monkeypatch, ep
 
 def test_subsampled_defaults_to_sqrt_n():
     base = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.linspace(0, 1, 11)), 1.0)
-    X = np.random.default_rng(17).random((100, 1)); y = (X[:, 0] > 0.5).astype(int)
+    X = np.random.default_rng(17).random((100, 1))
+    y = (X[:, 0] > 0.5).astype(int)
     est = SubsampledERM(base, rng=1).fit(X, y)
     assert est.subsample_size_ == 10
     assert est.privacy_.epsilon == pytest.approx(math.log1p(0.1 * math.expm1(1.0)))
@@ -430,24 +493,35 @@ def test_subsampled_defaults_to_sqrt_n():
 
 def test_bound_functions():
     assert excess_risk_bound(1000, 1.0, 441) == pytest.approx(4 * (math.log(441) + 1) / 1000)
-    assert excess_risk_bound(1000, 1.0, 441, sensitivity="tight") == pytest.approx(2 * (math.log(441) + 1) / 1000)
+    assert excess_risk_bound(1000, 1.0, 441, sensitivity="tight") == pytest.approx(
+        2 * (math.log(441) + 1) / 1000
+    )
     assert excess_risk_bound(100, 0.5, 10, regularizer_sup=0.01, loss_bound=2.0) == pytest.approx(
-        2 * 4 / 100 * (math.log(10) + 1) / 0.5 + 0.02)
+        2 * 4 / 100 * (math.log(10) + 1) / 0.5 + 0.02
+    )
     assert excess_risk_bound(100, 1.0, 10, lipschitz=2.0, spacing=0.1, dim=4, p=2) == pytest.approx(
-        excess_risk_bound(100, 1.0, 10) + 2.0 * 2.0 * 0.1 / 2)
+        excess_risk_bound(100, 1.0, 10) + 2.0 * 2.0 * 0.1 / 2
+    )
     l37 = excess_risk_bound(500, 0.3, 64, kind="lemma37")
     assert l37 == pytest.approx(9 * (2 * math.log(500) + math.log(64)) / (500 * 0.3))
     assert excess_risk_bound(500, 0.3, 64, kind="theorem19") == pytest.approx(l37 + 0.6)
     assert excess_risk_bound(500, 2.0, kind="theorem19", log_K=3.0, rho=2) == pytest.approx(
-        9 * (4 * math.log(500) + 3.0) / 1000 + math.expm1(2.0))
+        9 * (4 * math.log(500) + 3.0) / 1000 + math.expm1(2.0)
+    )
     assert example20_epsilon(1000, 10) == pytest.approx(math.sqrt((10 + math.log(1000)) / 1000))
-    assert example21_epsilon(1000, 2, 3.0, 1.0) == pytest.approx(math.sqrt((2 * (math.log(3) + math.log(1000)) + 1) / 1000))
+    assert example21_epsilon(1000, 2, 3.0, 1.0) == pytest.approx(
+        math.sqrt((2 * (math.log(3) + math.log(1000)) + 1) / 1000)
+    )
     assert linear_loss_bound("hinge", 2, 3) == 7.0
     assert linear_loss_bound("logistic", 1, 2) == pytest.approx(math.log1p(math.exp(2)))
     assert linear_loss_bound("squared", 1, 1, 2) == 9.0
     assert len(reference_threshold_grid(2.0, 0.1)) == 21
-    for bad in (dict(n=0, epsilon=1.0, n_candidates=3), dict(n=5, epsilon=0.0, n_candidates=3),
-                dict(n=5, epsilon=1.0), dict(n=5, epsilon=1.0, n_candidates=3, kind="nope")):
+    for bad in (
+        dict(n=0, epsilon=1.0, n_candidates=3),
+        dict(n=5, epsilon=0.0, n_candidates=3),
+        dict(n=5, epsilon=1.0),
+        dict(n=5, epsilon=1.0, n_candidates=3, kind="nope"),
+    ):
         with pytest.raises(InvalidParameterError):
             excess_risk_bound(**bad)
 
@@ -463,41 +537,51 @@ def _ok_estimator(**kw):
     return ExponentialMechanismERM(**args)
 
 
-X1 = np.array([[0.1], [0.6], [0.9]]); Y1 = np.array([0, 1, 1])
+X1 = np.array([[0.1], [0.6], [0.9]])
+Y1 = np.array([0, 1, 1])
 
 
-@pytest.mark.parametrize("kw,name", [
-    (dict(loss="hinge", hypotheses=Grid(1.0, 1, num=3)), "loss_bound"),
-    (dict(loss="squared", hypotheses=Grid(1.0, 1, num=3)), "loss_bound"),
-    (dict(loss=lambda h, X, y: np.zeros(len(X)), hypotheses=FiniteCandidates([1])), "loss_bound"),
-    (dict(loss="cross_entropy"), "loss"),
-    (dict(epsilon=0.0), "epsilon"),
-    (dict(epsilon=-1.0), "epsilon"),
-    (dict(epsilon=float("nan")), "epsilon"),
-    (dict(epsilon=float("inf")), "epsilon"),
-    (dict(sensitivity="loose"), "sensitivity"),
-    (dict(hypotheses=None), "hypotheses"),
-    (dict(hypotheses=Halfspaces(1)), "hypotheses"),
-    (dict(loss="hinge", loss_bound=1.0), "loss"),  # thresholds are 0-1 only
-    (dict(loss_bound=-1.0), "loss_bound"),
-    (dict(regularizer="l2"), "regularizer"),
-    (dict(hypotheses=ContinuousThresholds(), regularizer=0.1), "regularizer"),
-])
+@pytest.mark.parametrize(
+    "kw,name",
+    [
+        (dict(loss="hinge", hypotheses=Grid(1.0, 1, num=3)), "loss_bound"),
+        (dict(loss="squared", hypotheses=Grid(1.0, 1, num=3)), "loss_bound"),
+        (
+            dict(loss=lambda h, X, y: np.zeros(len(X)), hypotheses=FiniteCandidates([1])),
+            "loss_bound",
+        ),
+        (dict(loss="cross_entropy"), "loss"),
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(epsilon=-1.0), "epsilon"),
+        (dict(epsilon=float("nan")), "epsilon"),
+        (dict(epsilon=float("inf")), "epsilon"),
+        (dict(sensitivity="loose"), "sensitivity"),
+        (dict(hypotheses=None), "hypotheses"),
+        (dict(hypotheses=Halfspaces(1)), "hypotheses"),
+        (dict(loss="hinge", loss_bound=1.0), "loss"),  # thresholds are 0-1 only
+        (dict(loss_bound=-1.0), "loss_bound"),
+        (dict(regularizer="l2"), "regularizer"),
+        (dict(hypotheses=ContinuousThresholds(), regularizer=0.1), "regularizer"),
+    ],
+)
 def test_bad_parameters(kw, name):
     with pytest.raises(InvalidParameterError, match=name) as err:
         _ok_estimator(**kw).fit(X1, Y1)
     assert err.value.args[0].startswith(name) or name in str(err.value)
 
 
-@pytest.mark.parametrize("X,y,name", [
-    (np.zeros((0, 1)), np.zeros(0), "X"),
-    (np.array([[np.nan], [0.5], [0.2]]), Y1, "X"),
-    (np.array([[np.inf], [0.5], [0.2]]), Y1, "X"),
-    (X1, np.array([0, 1, np.nan]), "y"),
-    (X1, np.array([0, 2, 1]), "y"),
-    (X1, np.array([0, 1]), "y"),
-    (np.ones((3, 2)), Y1, "X"),
-])
+@pytest.mark.parametrize(
+    "X,y,name",
+    [
+        (np.zeros((0, 1)), np.zeros(0), "X"),
+        (np.array([[np.nan], [0.5], [0.2]]), Y1, "X"),
+        (np.array([[np.inf], [0.5], [0.2]]), Y1, "X"),
+        (X1, np.array([0, 1, np.nan]), "y"),
+        (X1, np.array([0, 2, 1]), "y"),
+        (X1, np.array([0, 1]), "y"),
+        (np.ones((3, 2)), Y1, "X"),
+    ],
+)
 def test_bad_data(X, y, name):
     est = _ok_estimator()
     with pytest.raises(InvalidParameterError, match=name):
@@ -542,12 +626,20 @@ def test_accounting_charges_once_and_refuses_before_drawing():
     # Wrappers charge their total guarantee, once.
     base = _ok_estimator(epsilon=1.0)
     a2 = Accountant(Budget(3.0))
-    X = np.random.default_rng(0).random((50, 1)); y = (X[:, 0] > 0.5).astype(int)
+    X = np.random.default_rng(0).random((50, 1))
+    y = (X[:, 0] > 0.5).astype(int)
     sub = SubsampledERM(base, 5, accountant=a2, rng=1).fit(X, y)
     boost = BoostedERM(base, 0.2, accountant=a2, rng=1).fit(X, y)
     best = BestSubsetERM("clipped_squared", 0.5, 1, accountant=a2, rng=1).fit(np.c_[X, X], X[:, 0])
-    cont = ExponentialMechanismERM("zero_one", ContinuousThresholds(), 0.25, accountant=a2, rng=1).fit(X, y)
-    assert [e.budget for e in a2.ledger] == [sub.privacy_, boost.privacy_, best.privacy_, cont.privacy_]
+    cont = ExponentialMechanismERM(
+        "zero_one", ContinuousThresholds(), 0.25, accountant=a2, rng=1
+    ).fit(X, y)
+    assert [e.budget for e in a2.ledger] == [
+        sub.privacy_,
+        boost.privacy_,
+        best.privacy_,
+        cont.privacy_,
+    ]
     assert best.privacy_ == Budget(0.5) and cont.privacy_ == Budget(0.25)
 
 
@@ -559,7 +651,8 @@ def test_scikit_learn_conventions():
     est = ExponentialMechanismERM("zero_one", Grid(1.0, 2, num=5), 2.0, rng=3)
     c = clone(est)
     assert c.get_params()["epsilon"] == 2.0 and not hasattr(c, "hypothesis_")
-    X = np.random.default_rng(1).uniform(-1, 1, (80, 2)); y = (X[:, 0] > 0).astype(int)
+    X = np.random.default_rng(1).uniform(-1, 1, (80, 2))
+    y = (X[:, 0] > 0).astype(int)
     pipe = make_pipeline(FunctionTransformer(lambda Z: Z * 0.5), est).fit(X, y)
     assert pipe.predict(X).shape == (80,)
     assert 0.0 <= pipe.score(X, y) <= 1.0
@@ -587,7 +680,10 @@ def test_doctests_and_docstrings(name):
     import inspect
 
     module = importlib.import_module(name)
-    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0
+    assert (
+        doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed
+        == 0
+    )
     for attr in getattr(module, "__all__", []):
         obj = getattr(module, attr)
         assert inspect.getdoc(obj), f"{name}.{attr}"

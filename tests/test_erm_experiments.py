@@ -39,7 +39,9 @@ def test_rate_experiment(tmp_path):
     n = t.column("n")
     ex = t.column("mean_excess")
     for e in set(eps):
-        idx = [i for i, v in enumerate(eps) if v == e and n[i] >= 400] or [i for i, v in enumerate(eps) if v == e]
+        idx = [i for i, v in enumerate(eps) if v == e and n[i] >= 400] or [
+            i for i, v in enumerate(eps) if v == e
+        ]
         assert all(ex[i] <= t.column("per_dataset_bound")[i] for i in idx)
     big = [i for i, v in enumerate(eps) if v >= 1.0]
     slope = fit_slope([n[i] for i in big if eps[i] == 1.0], [ex[i] for i in big if eps[i] == 1.0])

@@ -22,12 +22,10 @@ from erm_helpers import (
     dict_log_ratio,
     log_pmf,
     max_log_ratio,
-    mixture,
     subsample_pmf,
     threshold_log_density,
 )
-from stats_helpers import ALPHA, assert_power_check, chi_square_pvalue
-from privlearn.accounting import amplify_any_by_subsampling, amplify_by_subsampling, Budget
+from privlearn.accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
 from privlearn.audit import audit
 from privlearn.learners import (
     BestSubsetERM,
@@ -35,12 +33,12 @@ from privlearn.learners import (
     ContinuousThresholds,
     ExponentialMechanismERM,
     Grid,
-    LinearCandidates,
     SubsampledERM,
     ThresholdCandidates,
 )
 from privlearn.mechanisms import exponential
 from privlearn.random import Generator
+from stats_helpers import ALPHA, assert_power_check, chi_square_pvalue
 
 TOL = 1e-9
 EPSILONS = [0.01, 0.5, 1.0, 5.0]
@@ -93,19 +91,27 @@ def _regression_pairs(g, n, d=2):
 SETTINGS = {
     # name: (estimator factory(eps, mode), pairs(g, n))
     "zero-one thresholds": (
-        lambda e, m: ExponentialMechanismERM("zero_one", ThresholdCandidates(np.linspace(0, 1, 11), "both"), e, sensitivity=m),
+        lambda e, m: ExponentialMechanismERM(
+            "zero_one", ThresholdCandidates(np.linspace(0, 1, 11), "both"), e, sensitivity=m
+        ),
         _threshold_pairs,
     ),
     "zero-one halfspaces (grid)": (
-        lambda e, m: ExponentialMechanismERM("zero_one", Grid(1.0, 2, num=5, intercept_radius=0.5), e, sensitivity=m),
+        lambda e, m: ExponentialMechanismERM(
+            "zero_one", Grid(1.0, 2, num=5, intercept_radius=0.5), e, sensitivity=m
+        ),
         _linear_pairs,
     ),
     "clipped hinge + ridge": (
-        lambda e, m: ExponentialMechanismERM("clipped_hinge", Grid(1.0, 2, num=5), e, regularizer=0.1, loss_bound=1.5, sensitivity=m),
+        lambda e, m: ExponentialMechanismERM(
+            "clipped_hinge", Grid(1.0, 2, num=5), e, regularizer=0.1, loss_bound=1.5, sensitivity=m
+        ),
         _linear_pairs,
     ),
     "squared, declared bound": (
-        lambda e, m: ExponentialMechanismERM("squared", Grid(1.0, 2, num=5), e, loss_bound=2.0, sensitivity=m),
+        lambda e, m: ExponentialMechanismERM(
+            "squared", Grid(1.0, 2, num=5), e, loss_bound=2.0, sensitivity=m
+        ),
         _regression_pairs,
     ),
 }
@@ -122,7 +128,9 @@ def _worst_ratio(factory, pairs_fn, eps, mode, formula_eps, seed, sizes=(1, 2, 5
             s1, sens, _, _ = est._scores(np.asarray(X, float).reshape(n, -1), np.asarray(y))
             s2, sens2, _, _ = est._scores(np.asarray(X2, float).reshape(n, -1), np.asarray(y2))
             assert sens == sens2
-            worst = max(worst, max_log_ratio(log_pmf(s1, sens, formula_eps), log_pmf(s2, sens, formula_eps)))
+            worst = max(
+                worst, max_log_ratio(log_pmf(s1, sens, formula_eps), log_pmf(s2, sens, formula_eps))
+            )
     return worst
 
 
@@ -150,8 +158,11 @@ def test_sensitivity_modes_are_tight_where_stated():
     sensitivity 2/n spends at most eps/2 (the factor is conservative) while the tight mode uses
     more than that on an adversarial pair."""
     factory, _ = SETTINGS["zero-one thresholds"]
-    x = np.array([0.1, 0.2, 0.8, 0.9]); y = np.array([0, 0, 1, 1])
-    x2 = x.copy(); y2 = y.copy(); x2[0], y2[0] = 0.95, 0
+    x = np.array([0.1, 0.2, 0.8, 0.9])
+    y = np.array([0, 0, 1, 1])
+    x2 = x.copy()
+    y2 = y.copy()
+    x2[0], y2[0] = 0.95, 0
     ratio = {}
     for mode in ("tight", "paper"):
         est = factory(1.0, mode)
@@ -164,15 +175,24 @@ def test_sensitivity_modes_are_tight_where_stated():
 
 def test_fit_draws_follow_the_exact_law():
     """The estimator's draws against the pmf of its scores (chi-square, power check at 30%)."""
-    x = np.array([0.12, 0.33, 0.41, 0.55, 0.7, 0.9, 0.2, 0.62]); y = np.array([0, 0, 1, 1, 1, 1, 0, 0])
-    est = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.linspace(0, 1, 6)), 2.0, sensitivity="tight")
+    x = np.array([0.12, 0.33, 0.41, 0.55, 0.7, 0.9, 0.2, 0.62])
+    y = np.array([0, 0, 1, 1, 1, 1, 0, 0])
+    est = ExponentialMechanismERM(
+        "zero_one", ThresholdCandidates(np.linspace(0, 1, 6)), 2.0, sensitivity="tight"
+    )
     scores, sens, _, _ = est._scores(x.reshape(-1, 1), y)
     gen = Generator(3)
     draws = 20_000
     counts = np.zeros(scores.size, dtype=np.int64)
     for _ in range(draws):
-        counts[ExponentialMechanismERM("zero_one", est.hypotheses, 2.0, sensitivity="tight", rng=gen).fit(x, y).candidate_index_] += 1
-    assert_power_check(lambda f: chi_square_pvalue(counts, np.exp(log_pmf(scores, sens, 2.0 * f))), "fit law")
+        counts[
+            ExponentialMechanismERM("zero_one", est.hypotheses, 2.0, sensitivity="tight", rng=gen)
+            .fit(x, y)
+            .candidate_index_
+        ] += 1
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, np.exp(log_pmf(scores, sens, 2.0 * f))), "fit law"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,7 +212,12 @@ def test_continuous_threshold_density_ratio(eps, sens):
     worst = 0.0
     for n in (1, 3, 10, 40):
         for x, y, x2, y2 in _threshold_pairs(g, n):
-            worst = max(worst, density_log_ratio(_threshold_density(x, y, eps, sens), _threshold_density(x2, y2, eps, sens)))
+            worst = max(
+                worst,
+                density_log_ratio(
+                    _threshold_density(x, y, eps, sens), _threshold_density(x2, y2, eps, sens)
+                ),
+            )
     assert worst <= eps + TOL
 
 
@@ -201,19 +226,23 @@ def test_continuous_threshold_density_ratio_power():
     g = np.random.default_rng(12)
     worst = max(
         density_log_ratio(_threshold_density(x, y, 1.0, 0.5), _threshold_density(x2, y2, 1.0, 0.5))
-        for n in (3, 10) for x, y, x2, y2 in _threshold_pairs(g, n)
+        for n in (3, 10)
+        for x, y, x2, y2 in _threshold_pairs(g, n)
     )
     assert worst > 1.1
 
 
 def test_continuous_threshold_sampler_follows_its_law():
     """Draws binned by piece against the exact piece probabilities (length x weight)."""
-    x = np.array([0.1, 0.35, 0.4, 0.62, 0.8]); y = np.array([0, 1, 0, 1, 1])
+    x = np.array([0.1, 0.35, 0.4, 0.62, 0.8])
+    y = np.array([0, 1, 0, 1, 1])
     eps = 4.0
     left, right, length, mistakes = ContinuousThresholds(0.0, 1.0).pieces(x, y)
     logw = -eps / 2.0 * mistakes + np.log(length.astype(float))
     gen = Generator(5)
-    est = ExponentialMechanismERM("zero_one", ContinuousThresholds(0.0, 1.0), eps, sensitivity="tight", rng=gen)
+    est = ExponentialMechanismERM(
+        "zero_one", ContinuousThresholds(0.0, 1.0), eps, sensitivity="tight", rng=gen
+    )
     ts = np.array([est.fit(x, y).hypothesis_.t for _ in range(30_000)])
     assert np.all((ts >= 0) & (ts <= 1))
     idx = np.searchsorted(left, ts, side="right") - 1
@@ -254,11 +283,25 @@ def test_audit_of_erm_scores():
     # Twenty candidates right on one record, one candidate right on its replacement: the exact
     # worst log-ratio is 0.95 (of the claimed 1).
     X, y, X2, y2 = np.array([[0.4]]), np.array([1]), np.array([[0.6]]), np.array([0])
-    est = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.r_[np.linspace(0, 0.4, 20), 0.7]), 1.0, sensitivity="tight")
-    ok = audit(_em_runner(est, X, y), _em_runner(est, X2, y2), claimed=1.0, n=300_000, alpha=ALPHA, rng=0)
+    est = ExponentialMechanismERM(
+        "zero_one",
+        ThresholdCandidates(np.r_[np.linspace(0, 0.4, 20), 0.7]),
+        1.0,
+        sensitivity="tight",
+    )
+    ok = audit(
+        _em_runner(est, X, y), _em_runner(est, X2, y2), claimed=1.0, n=300_000, alpha=ALPHA, rng=0
+    )
     assert ok.passed, ok
     assert ok.bound > 0.7  # the audit sees most of the claim
-    bad = audit(_em_runner(est, X, y, 2.0), _em_runner(est, X2, y2, 2.0), claimed=1.0, n=300_000, alpha=ALPHA, rng=0)
+    bad = audit(
+        _em_runner(est, X, y, 2.0),
+        _em_runner(est, X2, y2, 2.0),
+        claimed=1.0,
+        n=300_000,
+        alpha=ALPHA,
+        rng=0,
+    )
     assert not bad.passed, bad
 
 
@@ -271,8 +314,11 @@ def test_audit_of_continuous_thresholds():
     def runner(xx, yy, eps):
         def run(g, size):
             gen = Generator(int(g.integers(2**63)))
-            est = ExponentialMechanismERM("zero_one", ContinuousThresholds(), eps, sensitivity="tight", rng=gen)
+            est = ExponentialMechanismERM(
+                "zero_one", ContinuousThresholds(), eps, sensitivity="tight", rng=gen
+            )
             return np.array([est.fit(xx, yy).hypothesis_.t for _ in range(size)])
+
         return run
 
     ok = audit(runner(x, y, 1.0), runner(x2, y2, 1.0), claimed=1.0, n=100_000, alpha=ALPHA, rng=1)
@@ -296,10 +342,18 @@ def _em_pmf_on(base, X, y):
 def test_subsampled_erm_exact_amplification(n, m, eps):
     # The audit's near-worst-case pair for record 0; the other records are right for every
     # candidate, so the base's loss on the first m records is close to eps.
-    base = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.r_[np.linspace(0, 0.4, 20), 0.7]), eps, sensitivity="tight")
-    x = np.ones((n, 1)); y = np.ones(n, dtype=int)
+    base = ExponentialMechanismERM(
+        "zero_one",
+        ThresholdCandidates(np.r_[np.linspace(0, 0.4, 20), 0.7]),
+        eps,
+        sensitivity="tight",
+    )
+    x = np.ones((n, 1))
+    y = np.ones(n, dtype=int)
     x[0, 0] = 0.4
-    x2 = x.copy(); y2 = y.copy(); x2[0, 0], y2[0] = 0.6, 0
+    x2 = x.copy()
+    y2 = y.copy()
+    x2[0, 0], y2[0] = 0.6, 0
     p = subsample_pmf(lambda s: _em_pmf_on(base, x[s], y[s]), n, m)
     q = subsample_pmf(lambda s: _em_pmf_on(base, x2[s], y2[s]), n, m)
     worst = dict_log_ratio(p, q)
@@ -321,9 +375,12 @@ def test_subsampled_erm_exact_amplification(n, m, eps):
 def test_lemma29_total_variation_of_a_deterministic_erm(n, m):
     """A non-private deterministic ERM run on a random m-subset: TV between neighbours <= m/n."""
     cands = ThresholdCandidates(np.r_[np.linspace(0, 0.4, 20), 0.7])
-    x = np.ones((n, 1)); y = np.ones(n, dtype=int)
+    x = np.ones((n, 1))
+    y = np.ones(n, dtype=int)
     x[0, 0] = 0.4
-    x2 = x.copy(); y2 = y.copy(); x2[0, 0], y2[0] = 0.6, 0  # moves the ERM from t = 0 to t = 0.7
+    x2 = x.copy()
+    y2 = y.copy()
+    x2[0, 0], y2[0] = 0.6, 0  # moves the ERM from t = 0 to t = 0.7
 
     def erm(X, Y):
         from privlearn.learners._erm_losses import _resolve_loss
@@ -380,7 +437,9 @@ def _boost_pmf(est, X, y, partitions):
         tot = cands.totals(X[list(parts[2])], y[list(parts[2])], loss, 0)
         for i1, i2 in itertools.product(range(len(cands)), repeat=2):
             w = pmfs[0][i1] * pmfs[1][i2] / len(partitions)
-            sel = np.exp(log_pmf(-np.array([tot[i1], tot[i2]]), sel_sens, est.selection_epsilon_value))
+            sel = np.exp(
+                log_pmf(-np.array([tot[i1], tot[i2]]), sel_sens, est.selection_epsilon_value)
+            )
             out[i1] = out.get(i1, 0.0) + w * sel[0]
             out[i2] = out.get(i2, 0.0) + w * sel[1]
     return out
@@ -389,12 +448,18 @@ def _boost_pmf(est, X, y, partitions):
 @pytest.mark.parametrize("mode", ["paper", "tight"])
 def test_boosting_exact_privacy(mode):
     """delta = 0.5 gives a = ceil(ln 6) = 2: three parts of two records, all 90 partitions."""
-    base = ExponentialMechanismERM("zero_one", ThresholdCandidates(np.r_[np.linspace(0, 0.4, 8), 0.7]), 2.0, sensitivity=mode)
+    base = ExponentialMechanismERM(
+        "zero_one", ThresholdCandidates(np.r_[np.linspace(0, 0.4, 8), 0.7]), 2.0, sensitivity=mode
+    )
     est = BoostedERM(base, delta=0.5)
     assert est.guarantee(6) == Budget(2.0)
     est.selection_epsilon_value = 2.0
-    X = np.ones((6, 1)); y = np.ones(6, dtype=int); X[0, 0] = 0.4
-    X2 = X.copy(); y2 = y.copy(); X2[0, 0], y2[0] = 0.6, 0
+    X = np.ones((6, 1))
+    y = np.ones(6, dtype=int)
+    X[0, 0] = 0.4
+    X2 = X.copy()
+    y2 = y.copy()
+    X2[0, 0], y2[0] = 0.6, 0
     parts = _ordered_partitions(6, (2, 2, 2))
     assert len(parts) == 90
     ok = dict_log_ratio(_boost_pmf(est, X, y, parts), _boost_pmf(est, X2, y2, parts))
@@ -410,8 +475,12 @@ def test_boosting_exact_privacy(mode):
 def test_best_subset_exact_composition():
     # Other records have loss 0 everywhere; record 0 moves from feature 0 to features 1 and 2,
     # which moves the supports' utilities in opposite directions and the law within them.
-    X = np.zeros((4, 3)); y = np.zeros(4); X[0, 0], y[0] = 1.0, 1.0
-    X2 = X.copy(); y2 = y.copy(); X2[0] = [0.0, 1.0, 1.0]
+    X = np.zeros((4, 3))
+    y = np.zeros(4)
+    X[0, 0], y[0] = 1.0, 1.0
+    X2 = X.copy()
+    y2 = y.copy()
+    X2[0] = [0.0, 1.0, 1.0]
 
     def law(est, XX, yy, broken=False):
         supports, coef, scores, sens = est._stage_scores(XX, yy)
@@ -463,6 +532,6 @@ def test_data_dependent_regularizer_is_rejected_or_breaks_privacy():
     assert max_log_ratio(law(X, y, honest), law(X2, y2, honest)) <= 1.0 + TOL
     # The closure's values depend on which dataset is being fitted: it peeks at the data (here
     # minus the training accuracy, which counts every record twice).
-    leaky = lambda data: (lambda h: -float(np.mean((data[0][:, 0] >= h.t) == data[1])))  # noqa: E731
+    leaky = lambda data: lambda h: -float(np.mean((data[0][:, 0] >= h.t) == data[1]))  # noqa: E731
     r = max_log_ratio(law(X, y, leaky((X, y))), law(X2, y2, leaky((X2, y2))))
     assert r > 1.0 + 1e-3

@@ -17,15 +17,15 @@ from privlearn.experiments import (
     ExperimentResult,
     RunConfig,
     Table,
+    _framework,
     get_experiment,
     list_experiments,
     register,
     run_all,
     run_experiment,
     run_trials,
+    warfarin_em,
 )
-from privlearn.experiments import _framework
-from privlearn.experiments import warfarin_em
 from privlearn.random import Generator
 
 WARFARIN = "warfarin-exponential-mechanism"
@@ -220,12 +220,23 @@ def test_run_experiment_writes_report(empty_registry, tmp_path):
     assert dest == tmp_path / "toy-exp"
     assert seen == [RunConfig(quick=True, seed=9, n_jobs=1, progress=False)]
     assert sorted(p.name for p in dest.iterdir()) == [
-        "curve.png", "errors.csv", "meta.json", "toy-exp.md"
+        "curve.png",
+        "errors.csv",
+        "meta.json",
+        "toy-exp.md",
     ]
     assert (dest / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (dest / "toy-exp.md").read_text()
-    for needle in ("# A toy", "Nobody 2024", "Toy description.", "seed: 9", "mode: quick",
-                   "| epsilon | error |", "slope -1", "![curve](curve.png)"):
+    for needle in (
+        "# A toy",
+        "Nobody 2024",
+        "Toy description.",
+        "seed: 9",
+        "mode: quick",
+        "| epsilon | error |",
+        "slope -1",
+        "![curve](curve.png)",
+    ):
         assert needle in md, needle
     meta = json.loads((dest / "meta.json").read_text())
     assert meta["name"] == "toy-exp" and meta["seed"] == 9 and meta["quick"] is True
@@ -359,10 +370,16 @@ def warfarin_quick(tmp_path_factory):
 def test_warfarin_quick_writes_every_file(warfarin_quick):
     dest = warfarin_quick
     names = sorted(p.name for p in dest.iterdir())
-    assert names == sorted([
-        f"{WARFARIN}.md", "meta.json", "a-median-dose.csv", "a-median-dose.png",
-        "b-threshold-classifier.csv", "b-threshold-classifier.png",
-    ])
+    assert names == sorted(
+        [
+            f"{WARFARIN}.md",
+            "meta.json",
+            "a-median-dose.csv",
+            "a-median-dose.png",
+            "b-threshold-classifier.csv",
+            "b-threshold-classifier.png",
+        ]
+    )
     meta = json.loads((dest / "meta.json").read_text())
     assert meta["quick"] is True and meta["seed"] == 0
     assert meta["tables"] == ["a-median-dose.csv", "b-threshold-classifier.csv"]
@@ -398,8 +415,9 @@ def test_warfarin_quick_numbers_are_sane(warfarin_quick):
         assert np.all(np.array(table.column(col)) <= bound)
         assert np.all(np.array(table.column("coverage")) >= 0.8)
     # The bound is the formula, not a copy of the data.
-    expected = np.minimum(0.5, rank_floor + 2 * (math.log(1401) + math.log(10)) /
-                          (np.array(eps) * n))
+    expected = np.minimum(
+        0.5, rank_floor + 2 * (math.log(1401) + math.log(10)) / (np.array(eps) * n)
+    )
     np.testing.assert_allclose(a.column("theory_bound_90"), expected, rtol=1e-12)
     # At epsilon = 2 the private median is essentially the non-private one.
     assert dose[-1] < 0.05
@@ -411,8 +429,13 @@ def test_warfarin_quick_numbers_are_sane(warfarin_quick):
 
 def test_warfarin_quick_slopes_near_minus_one(warfarin_quick):
     md = (warfarin_quick / f"{WARFARIN}.md").read_text()
-    slopes = dict(re.findall(r"- \((a\) rank|b\) excess) error: fitted log-log slope .*? = "
-                             r"(-?\d+\.\d+)", md))
+    slopes = dict(
+        re.findall(
+            r"- \((a\) rank|b\) excess) error: fitted log-log slope .*? = "
+            r"(-?\d+\.\d+)",
+            md,
+        )
+    )
     assert set(slopes) == {"a) rank", "b) excess"}
     for value in slopes.values():
         assert -1.6 < float(value) < -0.7

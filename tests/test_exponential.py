@@ -159,7 +159,9 @@ def test_dominant_score_wins_as_epsilon_grows(scores, best, numerics, seed):
 
 def test_probability_of_the_best_grows_with_epsilon():
     scores = np.array([0.0, 1.0, 0.5, -1.0])
-    freq = [np.mean(exponential(scores, e, size=20_000, rng=11) == 1) for e in (0.1, 1.0, 5.0, 20.0)]
+    freq = [
+        np.mean(exponential(scores, e, size=20_000, rng=11) == 1) for e in (0.1, 1.0, 5.0, 20.0)
+    ]
     assert all(a < b for a, b in zip(freq, freq[1:])), freq
 
 
@@ -233,7 +235,9 @@ BAD_CALLS = [
 
 
 @pytest.mark.parametrize("numerics", NUMERICS)
-@pytest.mark.parametrize("param,kwargs", BAD_CALLS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(BAD_CALLS)])
+@pytest.mark.parametrize(
+    "param,kwargs", BAD_CALLS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(BAD_CALLS)]
+)
 def test_bad_input_is_a_clear_error_and_draws_nothing(param, kwargs, numerics):
     kwargs = dict(kwargs)
     kwargs.setdefault("numerics", numerics)

@@ -111,7 +111,10 @@ N_CERT, XI_CERT, TARGET = 40, 0.2, 0.05
 def test_certified_miss_rate_holds_for_shortened_codes(variant, c):
     m = length_for_miss_rate(variant, N_CERT, c, XI_CERT, TARGET)
     params = tardos_parameters(N_CERT, c, XI_CERT, variant=variant, length=m)
-    assert params.miss_rate <= TARGET and m < tardos_parameters(N_CERT, c, XI_CERT, variant=variant).length
+    assert (
+        params.miss_rate <= TARGET
+        and m < tardos_parameters(N_CERT, c, XI_CERT, variant=variant).length
+    )
     fa_events = fa_trials = 0
     for i, strategy in enumerate(PIRATE_STRATEGIES):
         r = run_cell(Cell(variant, N_CERT, c, XI_CERT, strategy, 400, length=m), seed=400 + i)
@@ -173,7 +176,9 @@ def test_boneh_shaw_soundness_and_completeness():
 def test_experiment_quick_run(tmp_path):
     from privlearn.experiments import Table, run_experiment
 
-    dest = run_experiment("fingerprinting-codes", out_dir=tmp_path, quick=True, seed=0, progress=False)
+    dest = run_experiment(
+        "fingerprinting-codes", out_dir=tmp_path, quick=True, seed=0, progress=False
+    )
     catch = Table.read_csv(dest / "catch-rates.csv")
     assert set(catch.column("strategy")) == set(PIRATE_STRATEGIES)
     assert set(catch.column("c")) == {2, 5}

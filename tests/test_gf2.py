@@ -26,8 +26,23 @@ GF = galois.GF(2)
 
 # Shapes that exercise word boundaries, degenerate cases and (rows, cols >= 128) the blocked
 # elimination with several strips.
-SHAPES = [(1, 1), (1, 9), (9, 1), (1, 130), (130, 1), (7, 5), (63, 64), (64, 64), (65, 65),
-          (64, 129), (129, 64), (100, 300), (300, 100), (257, 257), (200, 520)]
+SHAPES = [
+    (1, 1),
+    (1, 9),
+    (9, 1),
+    (1, 130),
+    (130, 1),
+    (7, 5),
+    (63, 64),
+    (64, 64),
+    (65, 65),
+    (64, 129),
+    (129, 64),
+    (100, 300),
+    (300, 100),
+    (257, 257),
+    (200, 520),
+]
 KINDS = ["random", "sparse", "low_rank", "zero", "identity", "dup_rows", "dup_cols"]
 
 
@@ -58,7 +73,9 @@ def structured(rows: int, cols: int, kind: str, seed: int) -> np.ndarray:
 def cases():
     for s, (rows, cols) in enumerate(SHAPES):
         for kind in KINDS:
-            yield pytest.param(rows, cols, kind, 100 * s + KINDS.index(kind), id=f"{rows}x{cols}-{kind}")
+            yield pytest.param(
+                rows, cols, kind, 100 * s + KINDS.index(kind), id=f"{rows}x{cols}-{kind}"
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,7 +143,10 @@ def test_inverse_errors():
 
 def matrices(max_rows=80, max_cols=80):
     return st.tuples(
-        st.integers(0, max_rows), st.integers(0, max_cols), st.sampled_from(KINDS), st.integers(0, 2**32)
+        st.integers(0, max_rows),
+        st.integers(0, max_cols),
+        st.sampled_from(KINDS),
+        st.integers(0, 2**32),
     ).map(lambda t: structured(*t))
 
 
@@ -222,9 +242,16 @@ def numpy_rref(a: np.ndarray):
     return np.unpackbits(m, axis=1, count=cols, bitorder="little"), pivots
 
 
-@pytest.mark.parametrize("rows,cols,kind", [(600, 700, "random"), (700, 600, "dup_cols"),
-                                            (1000, 1000, "random"), (513, 1500, "dup_rows"),
-                                            (900, 300, "low_rank")])
+@pytest.mark.parametrize(
+    "rows,cols,kind",
+    [
+        (600, 700, "random"),
+        (700, 600, "dup_cols"),
+        (1000, 1000, "random"),
+        (513, 1500, "dup_rows"),
+        (900, 300, "low_rank"),
+    ],
+)
 def test_large_rref_against_numpy_elimination(rows, cols, kind):
     a = structured(rows, cols, kind, rows + cols)
     want, want_piv = numpy_rref(a)
@@ -427,7 +454,9 @@ def test_operators():
     v = g.integers(0, 2, 6, dtype=np.uint8)
     assert np.array_equal(v @ a, v.astype(np.int64) @ a_np % 2)
     assert (a + a) == GF2Matrix.zeros(6, 70)
-    assert np.array_equal((a - GF2Matrix.identity(70)[:6]).to_numpy(), a_np ^ np.eye(6, 70, dtype=np.uint8))
+    assert np.array_equal(
+        (a - GF2Matrix.identity(70)[:6]).to_numpy(), a_np ^ np.eye(6, 70, dtype=np.uint8)
+    )
     assert a.T.T == a and a.transpose() == a.T
     with pytest.raises(InvalidParameterError, match="inner dimensions"):
         a @ a

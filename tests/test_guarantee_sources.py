@@ -66,7 +66,9 @@ def test_laplace_plan_is_what_the_sampler_uses(epsilon):
     # The scale: chi-square on bins in units of the plan's scale, power at 30% off.
     edges, probs = _laplace_bins(scale)
     counts = _binned(draws, edges)
-    assert_power_check(lambda f: chi_square_pvalue(counts, probs(scale * f)), f"laplace eps={epsilon}")
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, probs(scale * f)), f"laplace eps={epsilon}"
+    )
 
 
 def test_distance_to_instability_uses_the_plan():
@@ -182,7 +184,9 @@ def test_quantize_is_the_kernels_map():
     got = _erm_losses._quantize(losses, B, k)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(_erm_losses._quantize(losses.reshape(1, -1), B, k), want.reshape(1, -1))
+    np.testing.assert_array_equal(
+        _erm_losses._quantize(losses.reshape(1, -1), B, k), want.reshape(1, -1)
+    )
 
 
 def test_no_restated_grid_constants():
@@ -203,7 +207,10 @@ def test_no_restated_grid_constants():
 
     release = (_common, _stability, _subsample, _relabel, _agnostic, _semiprivate, _universal)
     # privlearn.multi is a package: read its private modules too.
-    multi_parts = [importlib.import_module(f"{multi.__name__}.{m.name}") for m in pkgutil.iter_modules(multi.__path__)]
+    multi_parts = [
+        importlib.import_module(f"{multi.__name__}.{m.name}")
+        for m in pkgutil.iter_modules(multi.__path__)
+    ]
     for mod in (_accounting, *release, multi, *multi_parts):
         src = inspect.getsource(mod)
         for literal in ("2.0**-20", "2**-20", "2.0**-19", "2.0**-49", "1.0+2.0**-20"):

@@ -55,7 +55,9 @@ def test_matches_brute_force(seed):
     X, y, w = _random_case(seed)
     cols = (3, 4, 5)
     prior = np.array([0.1, 0.2, 0.3, 0.4])
-    acc, guesses = model_inversion(w, X, y, columns=cols, prior=prior, sigma=0.7, return_guesses=True)
+    acc, guesses = model_inversion(
+        w, X, y, columns=cols, prior=prior, sigma=0.7, return_guesses=True
+    )
     assert acc == pytest.approx(_brute_force(w, X, y, cols, prior, 0.7))
     assert guesses.shape == (200,) and set(np.unique(guesses)) <= {0, 1, 2, 3}
     assert acc > 0.5, "the attribute drives the outcome: inversion beats the prior"
@@ -67,21 +69,29 @@ def test_default_prior_and_sigma():
     level = np.where(X[:, list(cols)].any(axis=1), X[:, list(cols)].argmax(axis=1) + 1, 0)
     prior = (np.bincount(level, minlength=4) + 1) / (200 + 4)
     sigma = float(np.sqrt(np.mean((X @ w - y) ** 2)))
-    assert model_inversion(w, X, y, columns=cols) == model_inversion(w, X, y, columns=cols, prior=prior, sigma=sigma)
+    assert model_inversion(w, X, y, columns=cols) == model_inversion(
+        w, X, y, columns=cols, prior=prior, sigma=sigma
+    )
 
 
 def test_zero_model_guesses_the_prior_mode():
     X, y, _ = _random_case(3)
     prior = [0.1, 0.2, 0.6, 0.1]
-    acc, guesses = model_inversion(np.zeros(6), X, y, columns=(3, 4, 5), prior=prior, return_guesses=True)
+    acc, guesses = model_inversion(
+        np.zeros(6), X, y, columns=(3, 4, 5), prior=prior, return_guesses=True
+    )
     assert np.all(guesses == 2)
     assert acc == pytest.approx(np.mean(X[:, 4] == 1))
 
 
 def test_column_order_only_relabels():
     X, y, w = _random_case(5)
-    a, ga = model_inversion(w, X, y, columns=(3, 4, 5), prior=[0.25] * 4, sigma=1.0, return_guesses=True)
-    b, gb = model_inversion(w, X, y, columns=(5, 3, 4), prior=[0.25] * 4, sigma=1.0, return_guesses=True)
+    a, ga = model_inversion(
+        w, X, y, columns=(3, 4, 5), prior=[0.25] * 4, sigma=1.0, return_guesses=True
+    )
+    b, gb = model_inversion(
+        w, X, y, columns=(5, 3, 4), prior=[0.25] * 4, sigma=1.0, return_guesses=True
+    )
     assert a == b
     relabel = np.array([0, 2, 3, 1])  # level of column (3, 4, 5)[k - 1] in the second order
     assert np.array_equal(relabel[ga], gb)
@@ -98,10 +108,14 @@ def test_estimator_and_coefficients_agree_on_warfarin():
     level = np.where(block.any(axis=1), block.argmax(axis=1) + 1, 0)
     baseline = np.max(np.bincount(level)) / level.size
     assert acc > baseline + 0.05, (acc, baseline)  # about 0.46 against 0.38
-    model = OutputPerturbationRegressor(1e12, alpha=1e-7, radius=None, data_norm=8.01, label_bound=8.72, rng=0)
+    model = OutputPerturbationRegressor(
+        1e12, alpha=1e-7, radius=None, data_norm=8.01, label_bound=8.72, rng=0
+    )
     model.fit(X[train], y[train])
     assert np.allclose(model.coef_, w, atol=0.02)
-    assert model_inversion(model, X[test], y[test], columns=VKORC1, sigma=sigma) == pytest.approx(acc, abs=0.01)
+    assert model_inversion(model, X[test], y[test], columns=VKORC1, sigma=sigma) == pytest.approx(
+        acc, abs=0.01
+    )
 
 
 @pytest.mark.parametrize(
@@ -126,8 +140,12 @@ def test_errors(kwargs, name):
 
 def test_data_errors():
     X, y, w = _random_case(1)
-    for args, name in [((w, X, y[:-1]), "y"), ((w, X[0], y), "X"), ((w[:3], X, y), "model"),
-                       ((w, np.where(X == X[0, 0], np.nan, X), y), "X")]:
+    for args, name in [
+        ((w, X, y[:-1]), "y"),
+        ((w, X[0], y), "X"),
+        ((w[:3], X, y), "model"),
+        ((w, np.where(X == X[0, 0], np.nan, X), y), "X"),
+    ]:
         with pytest.raises(InvalidParameterError) as err:
             model_inversion(*args, columns=(3, 4, 5))
         assert err.value.parameter == name

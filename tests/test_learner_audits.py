@@ -88,7 +88,9 @@ def _op_neighbours(d):
 @pytest.mark.parametrize("variant", ["strongly_convex", "general_convex", "rls_out"])
 def test_output_perturbation_regressor_audit(d, variant):
     X, ya, yb = _op_neighbours(d)
-    est = OutputPerturbationRegressor(EPS, alpha=0.01, radius=1.0, variant=variant, sensitivity_bound="tight")
+    est = OutputPerturbationRegressor(
+        EPS, alpha=0.01, radius=1.0, variant=variant, sensitivity_bound="tight"
+    )
     run_a, u = _op_map(est, X, ya)
     run_b, v = _op_map(est, X, yb)
     assert np.linalg.norm(u - v) > 0.99 * 2.0
@@ -110,13 +112,17 @@ def test_output_perturbation_paper_constants_audit(variant):
     est = OutputPerturbationRegressor(EPS, alpha=0.5, radius=1.0, variant=variant)
     run_a, u = _op_map(est, X, ya)
     run_b, v = _op_map(est, X, yb)
-    res = audit(run_a, run_b, claimed=EPS, n=200_000, statistic=_statistic(u, v), alpha=ALPHA, rng=3)
+    res = audit(
+        run_a, run_b, claimed=EPS, n=200_000, statistic=_statistic(u, v), alpha=ALPHA, rng=3
+    )
     assert res.passed, res
 
 
 def test_output_perturbation_release_map_is_fit():
     X, ya, _ = _op_neighbours(3)
-    est = OutputPerturbationRegressor(EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=77)
+    est = OutputPerturbationRegressor(
+        EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=77
+    )
     _, u = _op_map(est, X, ya)
     noise = _core.l2_laplace_noise(3, est.fit(X, ya).noise_scale_, None, 77)
     assert np.array_equal(est.coef_, u + noise)
@@ -129,13 +135,23 @@ def test_output_perturbation_regressor_end_to_end_audit():
 
     def through_fit(y):
         def run(g, size):
-            est = OutputPerturbationRegressor(EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=Generator(_seed(g)))
+            est = OutputPerturbationRegressor(
+                EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=Generator(_seed(g))
+            )
             return np.array([est.fit(X, y).coef_ for _ in range(size)])
 
         return run
 
     u = np.array([1 / 1.005, 0.0])
-    res = audit(through_fit(ya), through_fit(yb), claimed=EPS, n=15_000, statistic=_statistic(u, -u), alpha=ALPHA, rng=4)
+    res = audit(
+        through_fit(ya),
+        through_fit(yb),
+        claimed=EPS,
+        n=15_000,
+        statistic=_statistic(u, -u),
+        alpha=ALPHA,
+        rng=4,
+    )
     assert res.passed, res
     assert res.bound > 0.5, res
 
@@ -157,7 +173,9 @@ def test_output_perturbation_classifier_audit():
     """Smoothed hinge, one row x = 1 with label +1 vs -1, lam = 4: the minimisers +-1/lam sit in
     the loss's linear zone, exactly 2/(lam n) apart: the tight bound (times 1 + 1e-6)."""
     X = np.ones((1, 1))
-    est = OutputPerturbationClassifier(EPS, alpha=4.0, loss="smoothed_hinge", sensitivity_bound="tight", classes=[0, 1])
+    est = OutputPerturbationClassifier(
+        EPS, alpha=4.0, loss="smoothed_hinge", sensitivity_bound="tight", classes=[0, 1]
+    )
     run_a, u = _classifier_map(est, X, np.ones(1, dtype=int))
     run_b, v = _classifier_map(est, X, np.zeros(1, dtype=int))
     assert u[0] == pytest.approx(0.25) and v[0] == pytest.approx(-0.25)
@@ -166,7 +184,9 @@ def test_output_perturbation_classifier_audit():
     assert ok.passed and ok.bound > 0.9 * EPS, ok
     broken_a, _ = _classifier_map(est, X, np.ones(1, dtype=int), 0.5)
     broken_b, _ = _classifier_map(est, X, np.zeros(1, dtype=int), 0.5)
-    assert not audit(broken_a, broken_b, claimed=EPS, n=N, statistic=stat, alpha=ALPHA, rng=6).passed
+    assert not audit(
+        broken_a, broken_b, claimed=EPS, n=N, statistic=stat, alpha=ALPHA, rng=6
+    ).passed
 
 
 def test_output_perturbation_logistic_audit():
@@ -175,7 +195,9 @@ def test_output_perturbation_logistic_audit():
     est = OutputPerturbationClassifier(EPS, alpha=0.5, classes=[0, 1])
     run_a, u = _classifier_map(est, X, np.array([1, 1]))
     run_b, v = _classifier_map(est, X, np.array([1, 0]))
-    res = audit(run_a, run_b, claimed=EPS, n=200_000, statistic=_statistic(u, v), alpha=ALPHA, rng=7)
+    res = audit(
+        run_a, run_b, claimed=EPS, n=200_000, statistic=_statistic(u, v), alpha=ALPHA, rng=7
+    )
     assert res.passed, res
 
 
@@ -192,7 +214,10 @@ def _solve_1d(loss, x, y, total_reg, lin):
     lo, hi = -bound, bound
     for _ in range(64):
         mid = 0.5 * (lo + hi)
-        grad = np.mean(loss.derivatives(np.outer(mid, x), np.broadcast_to(y, (mid.size, x.size)))[1] * x, axis=1)
+        grad = np.mean(
+            loss.derivatives(np.outer(mid, x), np.broadcast_to(y, (mid.size, x.size)))[1] * x,
+            axis=1,
+        )
         grad = grad + total_reg * mid + lin
         lo, hi = np.where(grad < 0, mid, lo), np.where(grad < 0, hi, mid)
     return 0.5 * (lo + hi)
@@ -214,10 +239,26 @@ def _objective_map(loss, scale, alpha, x, y, eps, beta_factor=1.0):
 
 OBJECTIVE_CASES = [
     # (id, estimator factory, loss, scale, x, label a, label b): one row, opposite labels.
-    ("smoothed-hinge", lambda: ObjectivePerturbationClassifier(EPS, alpha=100.0, loss="smoothed_hinge", classes=[-1, 1]),
-     Loss("smoothed_hinge", 0.5), 1.0, [1.0], [1.0], [-1.0]),
-    ("pseudo-huber", lambda: ObjectivePerturbationRegressor(EPS, alpha=100.0, huber_delta=0.05),
-     Loss("pseudo_huber", 0.05), 0.05, [1.0], [1.0], [-1.0]),
+    (
+        "smoothed-hinge",
+        lambda: ObjectivePerturbationClassifier(
+            EPS, alpha=100.0, loss="smoothed_hinge", classes=[-1, 1]
+        ),
+        Loss("smoothed_hinge", 0.5),
+        1.0,
+        [1.0],
+        [1.0],
+        [-1.0],
+    ),
+    (
+        "pseudo-huber",
+        lambda: ObjectivePerturbationRegressor(EPS, alpha=100.0, huber_delta=0.05),
+        Loss("pseudo_huber", 0.05),
+        0.05,
+        [1.0],
+        [1.0],
+        [-1.0],
+    ),
 ]
 
 
@@ -227,7 +268,9 @@ def test_objective_perturbation_release_map_is_fit(case):
     for seed in (1, 2, 3):
         est = make().set_params(rng=seed).fit(np.array([x]).T, np.array(ya))
         b = _core.l2_laplace_noise(1, 2.0 / est.epsilon_noise_, None, seed)
-        ref = _solve_1d(loss, x, ya, est.alpha_ + scale * est.extra_regularization_, scale * b / len(x))
+        ref = _solve_1d(
+            loss, x, ya, est.alpha_ + scale * est.extra_regularization_, scale * b / len(x)
+        )
         # Equal up to the learner's certified solver residual (relative 1e-6 of the noise).
         assert np.ravel(est.coef_)[0] == pytest.approx(ref[0], rel=1e-6, abs=1e-12)
 
@@ -261,8 +304,14 @@ def test_objective_perturbation_logistic_and_fallback_branch_audit():
     x, ya, yb = [1.0, 1.0], [1.0, 1.0], [1.0, -1.0]
     eps1, extra = objective_perturbation_parameters(EPS, 2, 0.05, 0.25)
     assert eps1 == EPS / 2 and extra > 0
-    res = audit(_objective_map(loss, 1.0, 0.05, x, ya, EPS), _objective_map(loss, 1.0, 0.05, x, yb, EPS),
-                claimed=EPS, n=200_000, alpha=ALPHA, rng=10)
+    res = audit(
+        _objective_map(loss, 1.0, 0.05, x, ya, EPS),
+        _objective_map(loss, 1.0, 0.05, x, yb, EPS),
+        claimed=EPS,
+        n=200_000,
+        alpha=ALPHA,
+        rng=10,
+    )
     assert res.passed, res
 
 
@@ -280,7 +329,9 @@ def _fm_map(y_value, eps, noise_factor=1.0, release="coef"):
     reg = 5 * math.sqrt(2) * delta / eps
 
     def run(g, size):
-        noisy = _core.laplace(np.tile(coeffs, (size, 1)), noise_factor * delta, eps, _seed(g), "exact")
+        noisy = _core.laplace(
+            np.tile(coeffs, (size, 1)), noise_factor * delta, eps, _seed(g), "exact"
+        )
         if release == "linear":
             return noisy[:, 1]
         m = noisy[:, 2] + reg
@@ -292,7 +343,13 @@ def _fm_map(y_value, eps, noise_factor=1.0, release="coef"):
 def test_functional_mechanism_release_map_is_fit():
     for seed in (1, 2):
         est = FunctionalMechanismRegressor(EPS, rng=seed).fit(np.ones((1, 1)), np.ones(1))
-        noisy = _core.laplace(polynomial_coefficients(np.ones((1, 1)), np.ones(1)), functional_sensitivity(1), EPS, seed, "exact")
+        noisy = _core.laplace(
+            polynomial_coefficients(np.ones((1, 1)), np.ones(1)),
+            functional_sensitivity(1),
+            EPS,
+            seed,
+            "exact",
+        )
         assert est.coef_[0] == _minimise(noisy, 1, 5 * math.sqrt(2) * 8 / EPS, 1e-8)[0]
         m = noisy[2] + 5 * math.sqrt(2) * 8 / EPS
         assert est.coef_[0] == pytest.approx(-noisy[1] / (2 * m), rel=1e-12)
@@ -303,11 +360,32 @@ def test_functional_mechanism_audit():
     coefficients pass at 0.5 eps, and so does the released coefficient; with a quarter of the
     noise (true epsilon 2) the linear coefficient is caught."""
     for release in ("linear", "coef"):
-        res = audit(_fm_map(1.0, EPS, release=release), _fm_map(-1.0, EPS, release=release), claimed=EPS, n=N, alpha=ALPHA, rng=11)
+        res = audit(
+            _fm_map(1.0, EPS, release=release),
+            _fm_map(-1.0, EPS, release=release),
+            claimed=EPS,
+            n=N,
+            alpha=ALPHA,
+            rng=11,
+        )
         assert res.passed, res
-    half = audit(_fm_map(1.0, EPS, release="linear"), _fm_map(-1.0, EPS, release="linear"), claimed=EPS / 2, n=N, alpha=ALPHA, rng=12)
+    half = audit(
+        _fm_map(1.0, EPS, release="linear"),
+        _fm_map(-1.0, EPS, release="linear"),
+        claimed=EPS / 2,
+        n=N,
+        alpha=ALPHA,
+        rng=12,
+    )
     assert half.passed and half.bound > 0.4 * EPS, half
-    caught = audit(_fm_map(1.0, EPS, 0.25, "linear"), _fm_map(-1.0, EPS, 0.25, "linear"), claimed=EPS, n=N, alpha=ALPHA, rng=13)
+    caught = audit(
+        _fm_map(1.0, EPS, 0.25, "linear"),
+        _fm_map(-1.0, EPS, 0.25, "linear"),
+        claimed=EPS,
+        n=N,
+        alpha=ALPHA,
+        rng=13,
+    )
     assert not caught.passed, caught
 
 
@@ -322,10 +400,10 @@ def _selection(predictions, y_val, eps, mode="strict", bound=1.0, sens_factor=1.
     (unclipped, 'sensitivity' R^2 = 1)."""
     p = np.asarray(predictions, float)
     if mode == "strict":
-        scores = -(np.clip(p, -bound, bound) - np.clip(y_val, -bound, bound)) ** 2
+        scores = -((np.clip(p, -bound, bound) - np.clip(y_val, -bound, bound)) ** 2)
         sens = sens_factor * 4 * bound * bound
     else:
-        scores = -((p - y_val) / bound) ** 2
+        scores = -(((p - y_val) / bound) ** 2)
         sens = 1.0
 
     def run(g, size):
@@ -341,13 +419,40 @@ def test_private_tuning_selection_audit():
     multiply). Halving the sensitivity is caught, and so is the paper's unclipped rule on wild
     candidates (errata B1)."""
     cands = [1.0] + [-1.0] * 50
-    ok = audit(_selection(cands, 1.0, EPS), _selection(cands, -1.0, EPS), claimed=EPS, n=N, alpha=ALPHA, rng=14)
+    ok = audit(
+        _selection(cands, 1.0, EPS),
+        _selection(cands, -1.0, EPS),
+        claimed=EPS,
+        n=N,
+        alpha=ALPHA,
+        rng=14,
+    )
     assert ok.passed and ok.bound > 0.9 * EPS, ok
-    half = audit(_selection(cands, 1.0, EPS, sens_factor=0.5), _selection(cands, -1.0, EPS, sens_factor=0.5),
-                 claimed=EPS, n=N, alpha=ALPHA, rng=15)
+    half = audit(
+        _selection(cands, 1.0, EPS, sens_factor=0.5),
+        _selection(cands, -1.0, EPS, sens_factor=0.5),
+        claimed=EPS,
+        n=N,
+        alpha=ALPHA,
+        rng=15,
+    )
     assert not half.passed, half
     wild = [3.0, -3.0]
-    paper = audit(_selection(wild, 1.0, EPS, "paper"), _selection(wild, -1.0, EPS, "paper"), claimed=EPS, n=N, alpha=ALPHA, rng=16)
+    paper = audit(
+        _selection(wild, 1.0, EPS, "paper"),
+        _selection(wild, -1.0, EPS, "paper"),
+        claimed=EPS,
+        n=N,
+        alpha=ALPHA,
+        rng=16,
+    )
     assert not paper.passed and paper.bound > 5 * EPS, paper
-    strict_wild = audit(_selection(wild, 1.0, EPS), _selection(wild, -1.0, EPS), claimed=EPS, n=N, alpha=ALPHA, rng=17)
+    strict_wild = audit(
+        _selection(wild, 1.0, EPS),
+        _selection(wild, -1.0, EPS),
+        claimed=EPS,
+        n=N,
+        alpha=ALPHA,
+        rng=17,
+    )
     assert strict_wild.passed, strict_wild

@@ -16,8 +16,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from privlearn import BudgetExceededError, InvalidParameterError
-from privlearn import _core
+from privlearn import BudgetExceededError, InvalidParameterError, _core
 from privlearn.accounting import Accountant, Budget
 from privlearn.learners import (
     FunctionalMechanismRegressor,
@@ -26,11 +25,11 @@ from privlearn.learners import (
     OutputPerturbationClassifier,
     OutputPerturbationRegressor,
     PrivateTuning,
+    _base,
     data_independent_parameters,
     oracle_parameters,
     rls_out,
 )
-from privlearn.learners import _base
 from privlearn.learners._solvers import Loss, RidgeSpectrum, newton, newton_ball, ridge_ball
 from privlearn.learners.functional import functional_sensitivity, polynomial_coefficients
 from privlearn.learners.objective_perturbation import objective_perturbation_parameters
@@ -47,9 +46,17 @@ REGRESSORS = [
 ]
 CLASSIFIERS = [  # the classes are declared (required: never read from y)
     lambda **kw: OutputPerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
-    lambda **kw: OutputPerturbationClassifier(1.0, loss="smoothed_hinge", radius=2.0, variant="general_convex", **{"classes": [0, 1], **kw}),
+    lambda **kw: OutputPerturbationClassifier(
+        1.0,
+        loss="smoothed_hinge",
+        radius=2.0,
+        variant="general_convex",
+        **{"classes": [0, 1], **kw},
+    ),
     lambda **kw: ObjectivePerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
-    lambda **kw: ObjectivePerturbationClassifier(1.0, loss="smoothed_hinge", **{"classes": [0, 1], **kw}),
+    lambda **kw: ObjectivePerturbationClassifier(
+        1.0, loss="smoothed_hinge", **{"classes": [0, 1], **kw}
+    ),
 ]
 
 
@@ -103,7 +110,9 @@ def test_fit_equals_noise_free_plus_l2_noise():
     w_bar, _ = ridge_ball(RidgeSpectrum.from_data(data.X, data.y), 0.05, 0.5)
     noise = _core.l2_laplace_noise(4, est.noise_scale_, None, 11)
     assert np.array_equal(est.coef_, w_bar + noise)
-    assert est.noise_scale_ == pytest.approx(4 * 2 * (0.5 + 1) / (0.05 * X.shape[0] * 0.7), rel=1e-15)
+    assert est.noise_scale_ == pytest.approx(
+        4 * 2 * (0.5 + 1) / (0.05 * X.shape[0] * 0.7), rel=1e-15
+    )
 
 
 def test_large_epsilon_recovers_the_noise_free_solution():
@@ -123,7 +132,9 @@ def test_declared_bounds_clip_rows_and_labels_and_rescale():
     the units)."""
     X, y = _regression(n=1000)
     a = OutputPerturbationRegressor(2.0, alpha=0.01, radius=2.0, rng=1).fit(X, y)
-    b = OutputPerturbationRegressor(2.0, alpha=0.01, radius=2.0, data_norm=10.0, label_bound=3.0, rng=1).fit(10 * X, 3 * y)
+    b = OutputPerturbationRegressor(
+        2.0, alpha=0.01, radius=2.0, data_norm=10.0, label_bound=3.0, rng=1
+    ).fit(10 * X, 3 * y)
     assert np.allclose(b.coef_, a.coef_ * 3 / 10, rtol=1e-12)
     # Rows far outside the bound are clipped: the fit equals the fit on the clipped rows.
     Xbig = X.copy()
@@ -141,9 +152,13 @@ def test_declared_bounds_clip_rows_and_labels_and_rescale():
 def test_intercept():
     X, y = _regression(n=3000)
     y = np.clip(y + 0.4, -1, 1)
-    model = OutputPerturbationRegressor(1e6, alpha=1e-4, radius=None, fit_intercept=True, rng=0).fit(X, y)
+    model = OutputPerturbationRegressor(
+        1e6, alpha=1e-4, radius=None, fit_intercept=True, rng=0
+    ).fit(X, y)
     assert model.intercept_ == pytest.approx(0.4, abs=0.05)
-    clf = OutputPerturbationClassifier(1e6, alpha=1e-4, fit_intercept=True, classes=[0, 1], rng=0).fit(X, (y > 0.4).astype(int))
+    clf = OutputPerturbationClassifier(
+        1e6, alpha=1e-4, fit_intercept=True, classes=[0, 1], rng=0
+    ).fit(X, (y > 0.4).astype(int))
     assert clf.score(X, (y > 0.4).astype(int)) > 0.9
 
 
@@ -159,7 +174,9 @@ def test_classifiers_learn_and_predict_proba():
     assert not hasattr(OutputPerturbationClassifier(1.0, loss="smoothed_hinge"), "predict_proba")
     # Labels of any type; classes_[1] is the positive class.
     labels = np.where(y == 1, "yes", "no")
-    assert set(OutputPerturbationClassifier(50.0, classes=["no", "yes"], rng=0).fit(X, labels).predict(X)) <= {"yes", "no"}
+    assert set(
+        OutputPerturbationClassifier(50.0, classes=["no", "yes"], rng=0).fit(X, labels).predict(X)
+    ) <= {"yes", "no"}
 
 
 def test_data_independent_parameters_and_auto_alpha():
@@ -176,7 +193,9 @@ def test_data_independent_parameters_and_auto_alpha():
 def test_rls_out_is_algorithm_4():
     X, y = _regression(n=800)
     coef = rls_out(X, y, 0.5, alpha=0.1, radius=1.0, rng=4)
-    model = OutputPerturbationRegressor(0.5, alpha=0.1, radius=1.0, variant="rls_out", rng=4).fit(X, y)
+    model = OutputPerturbationRegressor(0.5, alpha=0.1, radius=1.0, variant="rls_out", rng=4).fit(
+        X, y
+    )
     assert np.array_equal(coef, model.coef_)
     assert model.sensitivity_ == pytest.approx((12 * 1 + 8) / (0.1 * 800))
     with pytest.raises(InvalidParameterError, match="alpha <= 1") as err:
@@ -210,7 +229,9 @@ BAD_PARAMS = [
 ]
 
 
-@pytest.mark.parametrize("name,params", BAD_PARAMS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(BAD_PARAMS)])
+@pytest.mark.parametrize(
+    "name,params", BAD_PARAMS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(BAD_PARAMS)]
+)
 def test_bad_parameters_name_the_parameter(name, params):
     X, y = _regression()
     acct = Accountant(Budget(10.0))
@@ -227,7 +248,11 @@ def test_bad_parameters_name_the_parameter(name, params):
 
 BAD_DATA = [
     ("X", lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), "NaN"),
-    ("X", lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), "infinity"),
+    (
+        "X",
+        lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y),
+        "infinity",
+    ),
     ("y", lambda X, y: (X, np.where(np.arange(y.size) == 3, np.nan, y)), "NaN"),
     ("y", lambda X, y: (X, y[:-1]), "inconsistent numbers of samples"),
     ("X", lambda X, y: (X[:, 0], y), "2D array"),
@@ -267,7 +292,9 @@ def test_predict_checks_features_and_fit_state():
 
 def test_classifier_target_errors():
     X, y = _classification(n=60)
-    with pytest.raises(InvalidParameterError, match="Only binary classification is supported") as err:
+    with pytest.raises(
+        InvalidParameterError, match="Only binary classification is supported"
+    ) as err:
         OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.arange(60) % 3)
     assert err.value.parameter == "y"
     with pytest.raises(InvalidParameterError, match="classes=") as err:
@@ -277,7 +304,9 @@ def test_classifier_target_errors():
         ObjectivePerturbationClassifier(1.0, classes=[1, 1]).fit(X, y)
     assert err.value.parameter == "classes"
     # One declared class only in y: fitted like any other sample of the declared domain.
-    assert ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0).fit(X, np.ones(60)).classes_.tolist() == [0, 1]
+    assert ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0).fit(
+        X, np.ones(60)
+    ).classes_.tolist() == [0, 1]
     with pytest.raises(InvalidParameterError, match="continuous"):
         OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.linspace(0, 1, 60))
     with pytest.raises(InvalidParameterError) as err:
@@ -344,7 +373,9 @@ def test_clones_share_accountant_and_generator():
     # cross-validation fits 3 clones: each spends from the same accountant.
     cross_val_score(est, X, y, cv=3)
     assert acct.spent == Budget(5.0)
-    pipe = make_pipeline(FunctionTransformer(), OutputPerturbationRegressor(1.0, accountant=acct, rng=gen))
+    pipe = make_pipeline(
+        FunctionTransformer(), OutputPerturbationRegressor(1.0, accountant=acct, rng=gen)
+    )
     clone(pipe).fit(X, y)
     assert acct.spent == Budget(6.0)
 
@@ -356,7 +387,13 @@ def test_clones_share_accountant_and_generator():
 
 def _qp(objective, d, radius):
     cons = [] if radius is None else [{"type": "ineq", "fun": lambda w: radius**2 - w @ w}]
-    res = minimize(objective, np.zeros(d), constraints=cons, method="SLSQP", options={"ftol": 1e-15, "maxiter": 1000})
+    res = minimize(
+        objective,
+        np.zeros(d),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-15, "maxiter": 1000},
+    )
     return res.x
 
 
@@ -384,7 +421,15 @@ def test_ridge_ball_is_exact(seed):
     assert f(w) <= f(ref) + 1e-13
 
 
-@pytest.mark.parametrize("loss", [Loss("logistic"), Loss("smoothed_hinge", 0.5), Loss("smoothed_hinge", 0.05), Loss("pseudo_huber", 0.3)])
+@pytest.mark.parametrize(
+    "loss",
+    [
+        Loss("logistic"),
+        Loss("smoothed_hinge", 0.5),
+        Loss("smoothed_hinge", 0.05),
+        Loss("pseudo_huber", 0.3),
+    ],
+)
 @pytest.mark.parametrize("radius", [None, 0.2, 1.5])
 def test_newton_certifies_its_residual(loss, radius):
     rng = np.random.default_rng(7)
@@ -406,7 +451,16 @@ def test_newton_certifies_its_residual(loss, radius):
     assert np.linalg.norm(grad) == pytest.approx(r2) and r2 <= tol
 
 
-@pytest.mark.parametrize("loss", [Loss("logistic"), Loss("smoothed_hinge", 0.5), Loss("smoothed_hinge", 0.1), Loss("pseudo_huber", 0.25), Loss("pseudo_huber", 2.0)])
+@pytest.mark.parametrize(
+    "loss",
+    [
+        Loss("logistic"),
+        Loss("smoothed_hinge", 0.5),
+        Loss("smoothed_hinge", 0.1),
+        Loss("pseudo_huber", 0.25),
+        Loss("pseudo_huber", 2.0),
+    ],
+)
 def test_loss_derivatives_and_bounds(loss):
     """Finite differences agree with the derivatives; |l'| <= lipschitz and 0 <= l'' <= curvature
     everywhere (the conditions of Theorem 14 and of CMS11's Theorem 9)."""
@@ -437,7 +491,10 @@ def _neighbour_rows(rng, d, x):
             cands.append(e)
     if np.linalg.norm(x) > 0:
         cands += [x / np.linalg.norm(x), -x / np.linalg.norm(x)]
-    cands += list(_unit_rows(rng, 3, d) / np.maximum(1e-12, np.linalg.norm(_unit_rows(rng, 3, d), axis=1))[:, None])
+    cands += list(
+        _unit_rows(rng, 3, d)
+        / np.maximum(1e-12, np.linalg.norm(_unit_rows(rng, 3, d), axis=1))[:, None]
+    )
     return cands
 
 
@@ -453,7 +510,10 @@ def test_output_perturbation_sensitivity_brute_force(seed):
     y = rng.uniform(-1, 1, n)
     ball = math.sqrt(2 / lam) if radius is None else radius
     rho = 2 * (ball + 1)
-    bounds = {v: output_sensitivity(n, lam, ball, rho, variant=v) for v in ("strongly_convex", "general_convex")}
+    bounds = {
+        v: output_sensitivity(n, lam, ball, rho, variant=v)
+        for v in ("strongly_convex", "general_convex")
+    }
     tight = output_sensitivity(n, lam, ball, rho, sensitivity_bound="tight")
     if lam <= 1:
         bounds["rls_out"] = output_sensitivity(n, lam, ball, rho, variant="rls_out")
@@ -513,7 +573,9 @@ def test_functional_mechanism_sensitivity_brute_force():
         X = _unit_rows(rng, 4, d)
         y = rng.uniform(-1, 1, 4)
         worst = 0.0
-        for (xa, ya), (xb, yb) in itertools.product(itertools.product(rows, (-1.0, 0.0, 1.0)), repeat=2):
+        for (xa, ya), (xb, yb) in itertools.product(
+            itertools.product(rows, (-1.0, 0.0, 1.0)), repeat=2
+        ):
             Xa, Xb = X.copy(), X.copy()
             yav, ybv = y.copy(), y.copy()
             Xa[0], yav[0], Xb[0], ybv[0] = xa, ya, xb, yb
@@ -537,12 +599,20 @@ def test_objective_perturbation_gradient_shift_brute_force():
     """CMS11's proof: the noise of neighbouring datasets that produce the same output differs by
     the difference of two per-example gradients, of norm <= 2 for the normalised losses."""
     rng = np.random.default_rng(2)
-    for loss, scale in [(Loss("logistic"), 1.0), (Loss("smoothed_hinge", 0.5), 1.0), (Loss("pseudo_huber", 0.3), 0.3)]:
+    for loss, scale in [
+        (Loss("logistic"), 1.0),
+        (Loss("smoothed_hinge", 0.5), 1.0),
+        (Loss("pseudo_huber", 0.3), 0.3),
+    ]:
         worst = 0.0
         for _ in range(200):
             w = rng.normal(size=3) * rng.uniform(0, 5)
             x1, x2 = _unit_rows(rng, 2, 3)
-            y1, y2 = (np.sign(rng.normal(size=2)) if loss.name != "pseudo_huber" else rng.uniform(-1, 1, 2))
+            y1, y2 = (
+                np.sign(rng.normal(size=2))
+                if loss.name != "pseudo_huber"
+                else rng.uniform(-1, 1, 2)
+            )
             g1 = loss.derivatives(np.array([x1 @ w]), np.array([y1]))[1][0] * x1 / scale
             g2 = loss.derivatives(np.array([x2 @ w]), np.array([y2]))[1][0] * x2 / scale
             worst = max(worst, float(np.linalg.norm(g1 - g2)))
@@ -561,7 +631,9 @@ def test_objective_perturbation_parameters():
     for eps, n, lam, c in [(1.0, 1000, 0.01, 0.25), (0.1, 100, 0.001, 0.25), (0.5, 50, 0.02, 1.0)]:
         eps1, extra = objective_perturbation_parameters(eps, n, lam, c)
         assert eps1 + 2 * math.log1p(c / (n * (lam + extra))) <= eps * (1 + 1e-12)
-    est = ObjectivePerturbationRegressor(0.3, alpha=0.002, huber_delta=0.5, rng=0).fit(*_regression(n=50))
+    est = ObjectivePerturbationRegressor(0.3, alpha=0.002, huber_delta=0.5, rng=0).fit(
+        *_regression(n=50)
+    )
     assert est.epsilon_noise_ == 0.15 and est.extra_regularization_ > 0
 
 
@@ -575,14 +647,19 @@ def test_tuning_score_sensitivity_brute_force():
     bound = tuning_score_sensitivity(m, classifier=False, label_bound=B)
     worst = worst_paper = 0.0
     for w in [rng.normal(size=2) * s for s in (0.1, 1, 100, 1e6)]:
-        def strict(X, y):
-            return -np.mean((np.clip(X @ w, -B, B) - np.clip(y, -B, B)) ** 2)
 
-        for x2, y2 in itertools.product(list(_unit_rows(rng, 4, 2) * 3) + [np.array([3.0, 0.0])], (-5.0, 0.0, 5.0)):
+        def strict(X, y):
+            return -np.mean((np.clip(X @ w, -B, B) - np.clip(y, -B, B)) ** 2)  # noqa: B023
+
+        for x2, y2 in itertools.product(
+            list(_unit_rows(rng, 4, 2) * 3) + [np.array([3.0, 0.0])], (-5.0, 0.0, 5.0)
+        ):
             X2, y2v = Xs.copy(), ys.copy()
             X2[0], y2v[0] = x2, y2
             worst = max(worst, abs(strict(Xs, ys) - strict(X2, y2v)))
-            worst_paper = max(worst_paper, abs(np.mean((X2 @ w - y2v) ** 2) - np.mean((Xs @ w - ys) ** 2)))
+            worst_paper = max(
+                worst_paper, abs(np.mean((X2 @ w - y2v) ** 2) - np.mean((Xs @ w - ys) ** 2))
+            )
     assert worst <= bound * (1 + 1e-12)
     assert worst_paper > 100 * bound
     assert tuning_score_sensitivity(8, classifier=True) == 1 / 8
@@ -646,7 +723,9 @@ def test_private_tuning_partition_and_selection():
 
     chunks = _split(1250, 25, Generator(0))
     allrows = np.concatenate(chunks)
-    assert np.array_equal(np.sort(allrows), np.arange(1250)), "the chunks partition the rows (disjoint)"
+    assert np.array_equal(np.sort(allrows), np.arange(1250)), (
+        "the chunks partition the rows (disjoint)"
+    )
     assert {c.size for c in chunks} == {50}
 
 
@@ -656,7 +735,9 @@ def test_private_tuning_prefers_good_candidates():
     base = OutputPerturbationRegressor(None, radius=None)
     tuned = PrivateTuning(base, {"alpha": [1e-3, 100.0]}, 1e4, rng=0).fit(X, y)
     assert tuned.best_params_ == {"alpha": 1e-3}
-    clf = PrivateTuning(OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [1e-3, 1e3]}, 1e4, rng=0)
+    clf = PrivateTuning(
+        OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [1e-3, 1e3]}, 1e4, rng=0
+    )
     Xc, yc = _classification(n=2000, seed=5)
     assert clf.fit(Xc, yc).best_params_ == {"alpha": 1e-3}
     assert clf.score(Xc, yc) > 0.85
@@ -666,23 +747,42 @@ def test_private_tuning_errors_and_paper_mode():
     X, y = _regression(n=100)
     base = OutputPerturbationRegressor(None)
     with pytest.raises(InvalidParameterError, match="not differentially private") as err:
-        PrivateTuning(base, {"alpha": [0.1]}, 1.0, selection="paper_not_dp", accountant=Accountant(Budget(1.0))).fit(X, y)
+        PrivateTuning(
+            base,
+            {"alpha": [0.1]},
+            1.0,
+            selection="paper_not_dp",
+            accountant=Accountant(Budget(1.0)),
+        ).fit(X, y)
     assert err.value.parameter == "accountant"
-    paper = PrivateTuning(base, {"alpha": [0.1, 1.0]}, 1.0, selection="paper_not_dp", rng=0).fit(X, y)
+    paper = PrivateTuning(base, {"alpha": [0.1, 1.0]}, 1.0, selection="paper_not_dp", rng=0).fit(
+        X, y
+    )
     assert paper.epsilon_ == math.inf
     for kwargs, name in [
         (dict(param_grid={"epsilon": [1.0]}), "param_grid"),
         (dict(param_grid={"alpha": []}), "param_grid"),
         (dict(param_grid={"alpha": [0.1]}, selection="loose"), "selection"),
         (dict(param_grid={"alpha": [0.1]}, epsilon=0.0), "epsilon"),
-        (dict(param_grid={"alpha": [0.1]}, estimator=OutputPerturbationRegressor(1.0, accountant=Accountant(Budget(1.0)))), "estimator"),
-        (dict(param_grid={"alpha": [0.1]}, estimator=__import__("sklearn").linear_model.Ridge()), "estimator"),
+        (
+            dict(
+                param_grid={"alpha": [0.1]},
+                estimator=OutputPerturbationRegressor(1.0, accountant=Accountant(Budget(1.0))),
+            ),
+            "estimator",
+        ),
+        (
+            dict(param_grid={"alpha": [0.1]}, estimator=__import__("sklearn").linear_model.Ridge()),
+            "estimator",
+        ),
         (dict(param_grid={"alpha": list(np.linspace(0.1, 1, 100))}), "X"),
         (dict(param_grid={"alpha": [-1.0]}), "alpha"),
     ]:
         params = dict(estimator=base, epsilon=1.0)
         params.update(kwargs)
-        est = PrivateTuning(params.pop("estimator"), params.pop("param_grid"), params.pop("epsilon"), **params)
+        est = PrivateTuning(
+            params.pop("estimator"), params.pop("param_grid"), params.pop("epsilon"), **params
+        )
         with pytest.raises(InvalidParameterError) as err:
             est.fit(X, y)
         assert err.value.parameter == name, kwargs
@@ -712,6 +812,7 @@ def test_oracle_expected_mse_is_exact():
 # --------------------------------------------------------------------------------------------
 # Documentation
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "cls,source",

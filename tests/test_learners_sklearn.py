@@ -40,14 +40,26 @@ from privlearn.learners import (
 
 ESTIMATORS = [
     OutputPerturbationRegressor(1.0, rng=0),
-    OutputPerturbationRegressor(1.0, alpha=0.1, variant="rls_out", sensitivity_bound="tight", fit_intercept=True, rng=0),
+    OutputPerturbationRegressor(
+        1.0, alpha=0.1, variant="rls_out", sensitivity_bound="tight", fit_intercept=True, rng=0
+    ),
     OutputPerturbationClassifier(1.0, classes=[0, 1], rng=0),
-    OutputPerturbationClassifier(1.0, loss="smoothed_hinge", radius=1.0, variant="general_convex", fit_intercept=True, classes=[0, 1], rng=0),
+    OutputPerturbationClassifier(
+        1.0,
+        loss="smoothed_hinge",
+        radius=1.0,
+        variant="general_convex",
+        fit_intercept=True,
+        classes=[0, 1],
+        rng=0,
+    ),
     ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0),
     ObjectivePerturbationRegressor(1.0, fit_intercept=True, rng=0),
     FunctionalMechanismRegressor(1.0, rng=0),
     PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, 1.0, rng=0),
-    PrivateTuning(OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [0.1, 1.0]}, 1.0, rng=0),
+    PrivateTuning(
+        OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [0.1, 1.0]}, 1.0, rng=0
+    ),
 ]
 
 _OUTSIDE = "fits labels other than the declared classes (refused: outside the declared domain)"

@@ -15,14 +15,30 @@ from privlearn.random import Generator
 
 CALLS = [
     ("exponential", lambda a, g: M.exponential([0.0, 1.0], 0.5, rng=g, accountant=a), Budget(0.5)),
-    ("exponential x3", lambda a, g: M.exponential([0.0, 1.0], 0.5, size=3, rng=g, accountant=a), Budget(1.5)),
+    (
+        "exponential x3",
+        lambda a, g: M.exponential([0.0, 1.0], 0.5, size=3, rng=g, accountant=a),
+        Budget(1.5),
+    ),
     ("laplace", lambda a, g: M.laplace(1.0, 1.0, 0.5, rng=g, accountant=a), Budget(0.5)),
-    ("gaussian", lambda a, g: M.gaussian(1.0, 1.0, 0.5, 1e-6, rng=g, accountant=a), Budget(0.5, 1e-6)),
-    ("rr", lambda a, g: M.randomized_response([True, False], 0.5, rng=g, accountant=a), Budget(0.5)),
+    (
+        "gaussian",
+        lambda a, g: M.gaussian(1.0, 1.0, 0.5, 1e-6, rng=g, accountant=a),
+        Budget(0.5, 1e-6),
+    ),
+    (
+        "rr",
+        lambda a, g: M.randomized_response([True, False], 0.5, rng=g, accountant=a),
+        Budget(0.5),
+    ),
     ("krr", lambda a, g: M.randomized_response_k([0, 2], 3, 0.5, rng=g, accountant=a), Budget(0.5)),
     ("rnm", lambda a, g: M.report_noisy_max([0.0, 1.0], 0.5, rng=g, accountant=a), Budget(0.5)),
     ("pf", lambda a, g: M.permute_and_flip([0.0, 1.0], 0.5, rng=g, accountant=a), Budget(0.5)),
-    ("stable", lambda a, g: M.stable_argmax([0, 9], 0.5, 1e-6, rng=g, accountant=a), Budget(0.5, 1e-6)),
+    (
+        "stable",
+        lambda a, g: M.stable_argmax([0, 9], 0.5, 1e-6, rng=g, accountant=a),
+        Budget(0.5, 1e-6),
+    ),
     ("svt", lambda a, g: M.SparseVector(0.0, 0.5, rng=g, accountant=a), Budget(0.5)),
 ]
 

@@ -45,29 +45,102 @@ def cases(factor):
     e = 1.0 * factor
     none_as = lambda v: -1 if v is None else v  # noqa: E731
     return [
-        ("laplace-exact", loop(lambda g: M.laplace(0.0, 1.0, e, rng=g)), loop(lambda g: M.laplace(1.0, 1.0, e, rng=g)), (1.0, 0.0), N_LOOP),
-        ("laplace-fast", loop(lambda g: M.laplace(0.0, 1.0, e, rng=g, numerics="fast")), loop(lambda g: M.laplace(1.0, 1.0, e, rng=g, numerics="fast")), (1.0, 0.0), N_LOOP),
-        ("gaussian-exact", loop(lambda g: M.gaussian(0.0, 1.0, e, 1e-5, rng=g)), loop(lambda g: M.gaussian(1.0, 1.0, e, 1e-5, rng=g)), (1.0, 1e-5), N_LOOP),
-        ("discrete-laplace", lambda g, size: M.discrete_laplace(np.zeros(size, dtype=np.int64), 1.0 / e, rng=_seed(g)),
-         lambda g, size: M.discrete_laplace(np.ones(size, dtype=np.int64), 1.0 / e, rng=_seed(g)), (1.0, 0.0), N_VEC),
-        ("randomized-response", lambda g, size: M.randomized_response(np.zeros(size, dtype=bool), e, rng=_seed(g)),
-         lambda g, size: M.randomized_response(np.ones(size, dtype=bool), e, rng=_seed(g)), (1.0, 0.0), N_VEC),
-        ("k-randomized-response", lambda g, size: M.randomized_response_k(np.zeros(size, dtype=np.int64), 4, e, rng=_seed(g)),
-         lambda g, size: M.randomized_response_k(np.ones(size, dtype=np.int64), 4, e, rng=_seed(g)), (1.0, 0.0), N_VEC),
-        ("noisy-max-gumbel", loop(lambda g: M.report_noisy_max(RNM_A, e, rng=g)), loop(lambda g: M.report_noisy_max(RNM_B, e, rng=g)), (1.0, 0.0), N_LOOP),
-        ("noisy-max-exponential", loop(lambda g: M.report_noisy_max(RNM_A, e, noise="exponential", rng=g)),
-         loop(lambda g: M.report_noisy_max(RNM_B, e, noise="exponential", rng=g)), (1.0, 0.0), N_LOOP),
-        ("noisy-max-laplace", loop(lambda g: M.report_noisy_max(RNM_A, e, noise="laplace", rng=g)),
-         loop(lambda g: M.report_noisy_max(RNM_B, e, noise="laplace", rng=g)), (1.0, 0.0), N_LOOP),
-        ("permute-and-flip", loop(lambda g: M.permute_and_flip(RNM_A, e, rng=g)), loop(lambda g: M.permute_and_flip(RNM_B, e, rng=g)), (1.0, 0.0), N_LOOP),
+        (
+            "laplace-exact",
+            loop(lambda g: M.laplace(0.0, 1.0, e, rng=g)),
+            loop(lambda g: M.laplace(1.0, 1.0, e, rng=g)),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
+        (
+            "laplace-fast",
+            loop(lambda g: M.laplace(0.0, 1.0, e, rng=g, numerics="fast")),
+            loop(lambda g: M.laplace(1.0, 1.0, e, rng=g, numerics="fast")),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
+        (
+            "gaussian-exact",
+            loop(lambda g: M.gaussian(0.0, 1.0, e, 1e-5, rng=g)),
+            loop(lambda g: M.gaussian(1.0, 1.0, e, 1e-5, rng=g)),
+            (1.0, 1e-5),
+            N_LOOP,
+        ),
+        (
+            "discrete-laplace",
+            lambda g, size: M.discrete_laplace(
+                np.zeros(size, dtype=np.int64), 1.0 / e, rng=_seed(g)
+            ),
+            lambda g, size: M.discrete_laplace(
+                np.ones(size, dtype=np.int64), 1.0 / e, rng=_seed(g)
+            ),
+            (1.0, 0.0),
+            N_VEC,
+        ),
+        (
+            "randomized-response",
+            lambda g, size: M.randomized_response(np.zeros(size, dtype=bool), e, rng=_seed(g)),
+            lambda g, size: M.randomized_response(np.ones(size, dtype=bool), e, rng=_seed(g)),
+            (1.0, 0.0),
+            N_VEC,
+        ),
+        (
+            "k-randomized-response",
+            lambda g, size: M.randomized_response_k(
+                np.zeros(size, dtype=np.int64), 4, e, rng=_seed(g)
+            ),
+            lambda g, size: M.randomized_response_k(
+                np.ones(size, dtype=np.int64), 4, e, rng=_seed(g)
+            ),
+            (1.0, 0.0),
+            N_VEC,
+        ),
+        (
+            "noisy-max-gumbel",
+            loop(lambda g: M.report_noisy_max(RNM_A, e, rng=g)),
+            loop(lambda g: M.report_noisy_max(RNM_B, e, rng=g)),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
+        (
+            "noisy-max-exponential",
+            loop(lambda g: M.report_noisy_max(RNM_A, e, noise="exponential", rng=g)),
+            loop(lambda g: M.report_noisy_max(RNM_B, e, noise="exponential", rng=g)),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
+        (
+            "noisy-max-laplace",
+            loop(lambda g: M.report_noisy_max(RNM_A, e, noise="laplace", rng=g)),
+            loop(lambda g: M.report_noisy_max(RNM_B, e, noise="laplace", rng=g)),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
+        (
+            "permute-and-flip",
+            loop(lambda g: M.permute_and_flip(RNM_A, e, rng=g)),
+            loop(lambda g: M.permute_and_flip(RNM_B, e, rng=g)),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
         # Gap 11 vs 9 (the best drops by one, the runner-up gains one): below the release
         # threshold at epsilon = 1 (18 steps), at it with twice the epsilon (11 steps).
-        ("stable-argmax", loop(lambda g: none_as(M.stable_argmax([11, 0], e, 1e-3, rng=g))),
-         loop(lambda g: none_as(M.stable_argmax([10, 1], e, 1e-3, rng=g))), (1.0, 1e-3), N_LOOP),
+        (
+            "stable-argmax",
+            loop(lambda g: none_as(M.stable_argmax([11, 0], e, 1e-3, rng=g))),
+            loop(lambda g: none_as(M.stable_argmax([10, 1], e, 1e-3, rng=g))),
+            (1.0, 1e-3),
+            N_LOOP,
+        ),
         # AboveThreshold on queries that all move by one across the threshold (the inputs of the
         # iSVT2 control in test_audit.py); the output is the answer vector.
-        ("sparse-vector", loop(lambda g: _svt_code(M.SparseVector(0.5, e, rng=g).query_many(SVT_A))),
-         loop(lambda g: _svt_code(M.SparseVector(0.5, e, rng=g).query_many(SVT_B))), (1.0, 0.0), N_LOOP),
+        (
+            "sparse-vector",
+            loop(lambda g: _svt_code(M.SparseVector(0.5, e, rng=g).query_many(SVT_A))),
+            loop(lambda g: _svt_code(M.SparseVector(0.5, e, rng=g).query_many(SVT_B))),
+            (1.0, 0.0),
+            N_LOOP,
+        ),
     ]
 
 

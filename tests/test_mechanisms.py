@@ -112,20 +112,29 @@ def test_laplace_scalar_and_shapes():
 
 
 @pytest.mark.parametrize("numerics", ["exact", "fast"])
-@pytest.mark.parametrize("calibration,eps", [("analytic", 1.0), ("analytic", 3.0), ("classic", 0.5)])
+@pytest.mark.parametrize(
+    "calibration,eps", [("analytic", 1.0), ("analytic", 3.0), ("classic", 0.5)]
+)
 def test_gaussian_mechanism_law(numerics, calibration, eps):
     sens, delta = 2.0, 1e-5
     # Scalar releases (the one-dimensional calibration), one call each.
     sigma = M.gaussian_sigma(sens, eps, delta, numerics=numerics, calibration=calibration)
     gen = Generator(6)
-    out = np.array([M.gaussian(0.0, sens, eps, delta, rng=gen, numerics=numerics, calibration=calibration) for _ in range(30_000)])
+    out = np.array(
+        [
+            M.gaussian(0.0, sens, eps, delta, rng=gen, numerics=numerics, calibration=calibration)
+            for _ in range(30_000)
+        ]
+    )
     ks_fits(out, stats.norm(scale=sigma).cdf, f"gaussian {numerics} {calibration}")
     for f in OFF:
         ks_rejects(out, stats.norm(scale=f * sigma).cdf, f"gaussian {numerics} x{f}")
     # One vector release: the whole array has L2 sensitivity `sens` (the calibration of dim d).
     d = 50_000
     sigma_d = M.gaussian_sigma(sens, eps, delta, dim=d, numerics=numerics, calibration=calibration)
-    vec = M.gaussian(np.zeros(d), sens, eps, delta, rng=7, numerics=numerics, calibration=calibration)
+    vec = M.gaussian(
+        np.zeros(d), sens, eps, delta, rng=7, numerics=numerics, calibration=calibration
+    )
     ks_fits(vec, stats.norm(scale=sigma_d).cdf, f"gaussian vector {numerics}")
     for f in OFF:
         ks_rejects(vec, stats.norm(scale=f * sigma_d).cdf, f"gaussian vector {numerics} x{f}")
@@ -142,11 +151,13 @@ def test_gaussian_calibrations():
         # The exact scalar path is within a relative 1e-5 of it (grid widening only).
         se = M.gaussian_sigma(1.0, eps, delta)
         assert s <= se <= s * (1 + 1e-5)
-    assert M.gaussian_sigma(1.0, 0.5, 1e-5, numerics="fast", calibration="classic") == pytest.approx(
-        math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
-    )
+    assert M.gaussian_sigma(
+        1.0, 0.5, 1e-5, numerics="fast", calibration="classic"
+    ) == pytest.approx(math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5)
     # Vectors under exact numerics go through zCDP: more noise, never less.
-    assert M.gaussian_sigma(1.0, 1.0, 1e-5, dim=10) > M.gaussian_sigma(1.0, 1.0, 1e-5, numerics="fast")
+    assert M.gaussian_sigma(1.0, 1.0, 1e-5, dim=10) > M.gaussian_sigma(
+        1.0, 1.0, 1e-5, numerics="fast"
+    )
     with pytest.raises(InvalidParameterError, match="classic"):
         M.gaussian(0.0, 1.0, 1.0, 1e-5, calibration="classic")
 
@@ -235,10 +246,14 @@ def laplace_rnm_law(scores, b):
     dist = stats.laplace(scale=b)
     law = []
     for i in range(len(s)):
+
         def integrand(x, i=i):
             others = [dist.cdf(x - s[j]) for j in range(len(s)) if j != i]
             return dist.pdf(x - s[i]) * np.prod(others)
-        val, _ = integrate.quad(integrand, s.min() - 60 * b, s.max() + 60 * b, limit=400, epsabs=1e-12)
+
+        val, _ = integrate.quad(
+            integrand, s.min() - 60 * b, s.max() + 60 * b, limit=400, epsabs=1e-12
+        )
         law.append(val)
     return np.array(law)
 
@@ -312,8 +327,10 @@ def test_stable_argmax_law():
 
 def diff_laplace_sf(d, b1, b2):
     """P(nu - rho >= -d) for independent Laplace(b1) nu and Laplace(b2) rho (continuous)."""
+
     def integrand(x):
         return stats.laplace(scale=b2).pdf(x) * stats.laplace(scale=b1).sf(x - d)
+
     val, _ = integrate.quad(integrand, -80 * b2, 80 * b2, limit=400, epsabs=1e-12)
     return val
 
@@ -404,16 +421,28 @@ SEEDED = [
     ("gaussian", lambda rng: M.gaussian(np.zeros(64), 1.0, 1.0, 1e-5, rng=rng)),
     ("discrete_laplace", lambda rng: M.discrete_laplace(ZEROS, 3.0, rng=rng)),
     ("discrete_gaussian", lambda rng: M.discrete_gaussian(ZEROS, 3.0, rng=rng)),
-    ("randomized_response", lambda rng: M.randomized_response(np.ones(256, dtype=bool), 0.5, rng=rng)),
-    ("randomized_response_k", lambda rng: M.randomized_response_k(np.zeros(256, dtype=np.int64), 4, 0.5, rng=rng)),
+    (
+        "randomized_response",
+        lambda rng: M.randomized_response(np.ones(256, dtype=bool), 0.5, rng=rng),
+    ),
+    (
+        "randomized_response_k",
+        lambda rng: M.randomized_response_k(np.zeros(256, dtype=np.int64), 4, 0.5, rng=rng),
+    ),
     ("l2_laplace_noise", lambda rng: M.l2_laplace_noise(3, 1.0, size=32, rng=rng)),
-    ("sparse_vector", lambda rng: M.SparseVector(0.0, 1.0, max_positives=256, rng=rng).query_many(np.zeros(128))),
+    (
+        "sparse_vector",
+        lambda rng: M.SparseVector(0.0, 1.0, max_positives=256, rng=rng).query_many(np.zeros(128)),
+    ),
 ]
 
 # Samplers releasing one index: 64 calls on one Generator (flat scores: uniform choices).
 SEEDED_SCALAR = [
     ("report_noisy_max", lambda g: M.report_noisy_max(np.zeros(4), 1.0, rng=g)),
-    ("report_noisy_max laplace", lambda g: M.report_noisy_max(np.zeros(4), 1.0, noise="laplace", rng=g)),
+    (
+        "report_noisy_max laplace",
+        lambda g: M.report_noisy_max(np.zeros(4), 1.0, noise="laplace", rng=g),
+    ),
     ("permute_and_flip", lambda g: M.permute_and_flip(np.zeros(4), 1.0, rng=g)),
     ("exponential scalar", lambda g: M.exponential(np.zeros(4), 1.0, rng=g)),
     # gap 8 at epsilon 1, delta 0.1: released about half of the time

@@ -53,11 +53,16 @@ N_AUDIT = 6000  # fits per side: the real learners pass and the broken ones fail
 
 def test_doctests_and_docstrings():
     # privlearn.multi is a package: its doctests live in the private modules too.
-    parts = [importlib.import_module(f"{multi.__name__}.{m.name}") for m in pkgutil.iter_modules(multi.__path__)]
+    parts = [
+        importlib.import_module(f"{multi.__name__}.{m.name}")
+        for m in pkgutil.iter_modules(multi.__path__)
+    ]
     attempted = 0
     for module in [multi, *parts]:
         assert module.__doc__, module.__name__
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        result = doctest.testmod(
+            module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        )
         assert result.failed == 0, module.__name__
         attempted += result.attempted
     assert attempted > 0
@@ -65,7 +70,12 @@ def test_doctests_and_docstrings():
         obj = getattr(multi, name)
         if callable(obj):
             assert obj.__doc__, name
-    for cls in (IndependentMultiLearner, SanitizerMultiLearner, ParityMultiLearner, PointMultiLearner):
+    for cls in (
+        IndependentMultiLearner,
+        SanitizerMultiLearner,
+        ParityMultiLearner,
+        PointMultiLearner,
+    ):
         doc = cls.__doc__
         assert "Privacy" in doc and "replace-one" in doc and "Bun, Nissim and Stemmer" in doc, cls
 
@@ -150,7 +160,9 @@ def test_theory_sample_sizes():
     assert multi.parity_subsamples(0.1, 1e-6) > multi.parity_subsamples(1.0, 1e-6)
     a = points_sample_size(0.1, 1.0, 1e-6)
     assert points_sample_size(0.05, 1.0, 1e-6) > a and points_sample_size(0.1, 0.5, 1e-6) > a
-    assert multi.exponential_sample_size(256, 0.1, 0.001, k=1000) > multi.exponential_sample_size(256, 0.1, 1.0)
+    assert multi.exponential_sample_size(256, 0.1, 0.001, k=1000) > multi.exponential_sample_size(
+        256, 0.1, 1.0
+    )
     with pytest.raises(InvalidParameterError, match="beta"):
         parity_sample_size(4, 1.0, 1e-6, beta=0.0)
 
@@ -184,14 +196,20 @@ def test_independent_learner_accounting_equals_composition():
     data = make_concept_sample(Parities(4), 200, n_concepts=9, rng=1)
     for composition, delta in (("basic", 0.0), ("advanced", 1e-6)):
         acct = Accountant(Budget(2.0, 1e-5))
-        learner = IndependentMultiLearner(Parities(4), 1.0, delta, composition=composition, accountant=acct, rng=2)
+        learner = IndependentMultiLearner(
+            Parities(4), 1.0, delta, composition=composition, accountant=acct, rng=2
+        )
         learner.fit(data.X, data.y)
         each = learner.per_concept_
-        expected = compose_basic([each] * 9) if composition == "basic" else compose_advanced(each, 9, 1e-6)
+        expected = (
+            compose_basic([each] * 9) if composition == "basic" else compose_advanced(each, 9, 1e-6)
+        )
         assert learner.privacy_ == expected
         assert acct.spent == expected and len(acct.ledger) == 1
     acct = Accountant(Budget(2.0, 1e-5))
-    learner = IndependentMultiLearner(StableParityLearner(4), 1.0, 1e-6, composition="advanced", accountant=acct, rng=2)
+    learner = IndependentMultiLearner(
+        StableParityLearner(4), 1.0, 1e-6, composition="advanced", accountant=acct, rng=2
+    )
     learner.fit(data.X, data.y)
     assert learner.privacy_ == compose_advanced(learner.per_concept_, 9, 5e-7) == acct.spent
 
@@ -206,8 +224,12 @@ def test_composite_learners_charge_one_total_once():
     each = s.per_concept_
     assert each == Budget(0.5) / 5
     assert s.privacy_ == compose_basic([Budget(0.5, 1e-6), compose_basic([each] * 5)])
-    s2 = SanitizerMultiLearner(Points(), 1.0, 1e-6, composition="advanced", accountant=acct, rng=1).fit(X, Y)
-    assert s2.privacy_ == compose_basic([Budget(0.5, 5e-7), compose_advanced(s2.per_concept_, 5, 5e-7)])
+    s2 = SanitizerMultiLearner(
+        Points(), 1.0, 1e-6, composition="advanced", accountant=acct, rng=1
+    ).fit(X, Y)
+    assert s2.privacy_ == compose_basic(
+        [Budget(0.5, 5e-7), compose_advanced(s2.per_concept_, 5, 5e-7)]
+    )
     assert s2.privacy_ <= Budget(1.0, 1e-6)
     assert [e.budget for e in acct.ledger] == [Budget(1.0, 1e-6), s.privacy_, s2.privacy_]
     data = make_concept_sample(Parities(3), 60, n_concepts=2, rng=1)
@@ -274,7 +296,11 @@ def _parity_sampler(X, Y, epsilon):
         out = np.empty(size, dtype=np.int64)
         for i in range(size):
             learner.fit(X, Y)
-            out[i] = int(learner.coefficients_[1, 0]) * 2 + int(learner.released_) if learner.released_ else 0
+            out[i] = (
+                int(learner.coefficients_[1, 0]) * 2 + int(learner.released_)
+                if learner.released_
+                else 0
+            )
         return out
 
     return run
@@ -285,7 +311,14 @@ def _parity_sampler(X, Y, epsilon):
 def test_parity_learner_audit(factor):
     eps = 1.0 * factor  # broken: A_dist noise at twice the claimed epsilon (sensitivity taken as 1)
     X, Y, Y2 = _parity_neighbours(_selection_threshold(eps, 1e-3))
-    res = audit(_parity_sampler(X, Y, eps), _parity_sampler(X, Y2, eps), (1.0, 1e-3), n=N_AUDIT, alpha=ALPHA, rng=1)
+    res = audit(
+        _parity_sampler(X, Y, eps),
+        _parity_sampler(X, Y2, eps),
+        (1.0, 1e-3),
+        n=N_AUDIT,
+        alpha=ALPHA,
+        rng=1,
+    )
     assert res.passed == (factor == 1.0), res
 
 
@@ -315,7 +348,14 @@ def test_point_learner_audit(factor):
     Y = np.array([[1, 0]] * (40 + theta) + [[0, 1]] * 40, dtype=bool)
     Y2 = Y.copy()
     Y2[0] = [0, 1]
-    res = audit(_points_sampler(Y, eps), _points_sampler(Y2, eps), (1.0, 1e-3), n=N_AUDIT, alpha=ALPHA, rng=2)
+    res = audit(
+        _points_sampler(Y, eps),
+        _points_sampler(Y2, eps),
+        (1.0, 1e-3),
+        n=N_AUDIT,
+        alpha=ALPHA,
+        rng=2,
+    )
     assert res.passed == (factor == 1.0), res
 
 
@@ -349,7 +389,9 @@ def test_independent_learner_audit(factor):
     # Four concepts; broken: each concept spends the whole epsilon (no split over k).
     Y, Y2 = _em_neighbours(4)
     make = lambda g: IndependentMultiLearner(Points(domain_size=2), factor, rng=g)  # noqa: E731
-    res = audit(_em_sampler(make, Y), _em_sampler(make, Y2), (1.0, 0.0), n=N_AUDIT, alpha=ALPHA, rng=3)
+    res = audit(
+        _em_sampler(make, Y), _em_sampler(make, Y2), (1.0, 0.0), n=N_AUDIT, alpha=ALPHA, rng=3
+    )
     assert res.passed == (factor == 1.0), res
 
 
@@ -360,14 +402,18 @@ def test_sanitizer_learner_audit(factor):
     # epsilon/8. Broken: each spends the whole epsilon.
     Y, Y2 = _em_neighbours(4)
     make = lambda g: SanitizerMultiLearner(Points(), factor, 1e-6, rng=g)  # noqa: E731
-    res = audit(_em_sampler(make, Y), _em_sampler(make, Y2), (1.0, 1e-6), n=N_AUDIT, alpha=ALPHA, rng=4)
+    res = audit(
+        _em_sampler(make, Y), _em_sampler(make, Y2), (1.0, 1e-6), n=N_AUDIT, alpha=ALPHA, rng=4
+    )
     assert res.passed == (factor == 1.0), res
 
 
 def _histogram_sampler(X, delta):
     def run(g, size):
         gen = Generator(_seeded(g))
-        return np.array([int(7.0 in stability_histogram(X, 1.0, delta, rng=gen).points) for _ in range(size)])
+        return np.array(
+            [int(7.0 in stability_histogram(X, 1.0, delta, rng=gen).points) for _ in range(size)]
+        )
 
     return run
 
@@ -379,7 +425,14 @@ def test_stability_histogram_audit(delta):
     # be released with probability at most delta/2. Broken: the threshold of delta = 0.5.
     X = np.array([1.0] * 50 + [2.0] * 20 + [7.0])
     X2 = np.array([1.0] * 51 + [2.0] * 20)
-    res = audit(_histogram_sampler(X, delta), _histogram_sampler(X2, delta), (1.0, 1e-3), n=N_AUDIT, alpha=ALPHA, rng=5)
+    res = audit(
+        _histogram_sampler(X, delta),
+        _histogram_sampler(X2, delta),
+        (1.0, 1e-3),
+        n=N_AUDIT,
+        alpha=ALPHA,
+        rng=5,
+    )
     assert res.passed == (delta == 1e-3), res
 
 
@@ -391,7 +444,9 @@ def test_parity_learner_release_law_is_the_exact_discrete_laplace_tail():
 
     eps = 1.0
     X, Y, _ = _parity_neighbours(_selection_threshold(eps, 1e-3))
-    counts = np.bincount(_parity_sampler(X, Y, eps)(np.random.default_rng(6), 20_000) > 0, minlength=2)[::-1]
+    counts = np.bincount(
+        _parity_sampler(X, Y, eps)(np.random.default_rng(6), 20_000) > 0, minlength=2
+    )[::-1]
 
     def law(factor: float):
         q = math.exp(-eps / (2.0 * factor))
@@ -502,7 +557,14 @@ def test_exponential_learner_candidates():
     assert len(ExponentialLearner(fc).candidates) == 2
     with pytest.raises(InvalidParameterError, match="candidates"):
         ExponentialLearner(Thresholds())
-    assert len(ExponentialLearner(Thresholds(), candidates=[Thresholds().erm([0.0, 1.0], [0, 1])]).candidates) == 1
+    assert (
+        len(
+            ExponentialLearner(
+                Thresholds(), candidates=[Thresholds().erm([0.0, 1.0], [0, 1])]
+            ).candidates
+        )
+        == 1
+    )
     with pytest.raises(InvalidParameterError, match="candidates"):
         ExponentialLearner(Thresholds(), candidates=[])
 
@@ -590,7 +652,9 @@ def test_bad_examples():
     with pytest.raises(InvalidParameterError, match="at least one example"):
         PointMultiLearner(1.0, 1e-6).fit(np.zeros(0), np.zeros((0, 1)))
     with pytest.raises(InvalidParameterError, match="domain"):
-        SanitizerMultiLearner(Thresholds(), 1.0, domain=[0.0, 1.0]).fit(np.array([0.5]), np.array([[1]]))
+        SanitizerMultiLearner(Thresholds(), 1.0, domain=[0.0, 1.0]).fit(
+            np.array([0.5]), np.array([[1]])
+        )
     p = PointMultiLearner(1.0, 1e-6, rng=0).fit(np.zeros((10, 2)), np.ones((10, 1)))
     with pytest.raises(InvalidParameterError, match="coordinates"):
         p.predict(np.zeros((3, 3)))

@@ -12,7 +12,11 @@ import numpy as np
 import pytest
 
 from privlearn import InvalidParameterError
-from privlearn.attacks import FingerprintingAttackResult, distinguishing_point, fingerprinting_attack
+from privlearn.attacks import (
+    FingerprintingAttackResult,
+    distinguishing_point,
+    fingerprinting_attack,
+)
 from privlearn.hypotheses import FiniteClass, Parities, Points, Thresholds
 from privlearn.multi import (
     IndependentMultiLearner,
@@ -29,19 +33,28 @@ def _identifies_usefully(res: FingerprintingAttackResult) -> bool:
 
 
 def test_attack_identifies_members_of_a_non_private_learners_data():
-    res = fingerprinting_attack(NonPrivateMultiLearner(Points(domain_size=4)), 8, trials=40, alpha=ALPHA, rng=1)
+    res = fingerprinting_attack(
+        NonPrivateMultiLearner(Points(domain_size=4)), 8, trials=40, alpha=ALPHA, rng=1
+    )
     assert _identifies_usefully(res), res
-    assert res.feasible == res.trials  # ERM is accurate: the pirate word obeys the marking assumption
+    assert (
+        res.feasible == res.trials
+    )  # ERM is accurate: the pirate word obeys the marking assumption
     assert res.code_length > 1000 and res.claimed is None and res.dp_bound is None
     # Soundness: the replaced user is innocent, accused at most at the code's per-user rate.
     from privlearn.audit._intervals import _cp_lower
 
-    assert _cp_lower(np.array([res.target_accused_out]), np.array([res.trials]), ALPHA)[0] <= res.per_user_false_accusation
+    assert (
+        _cp_lower(np.array([res.target_accused_out]), np.array([res.trials]), ALPHA)[0]
+        <= res.per_user_false_accusation
+    )
     assert "identified" in str(res)
 
 
 def test_attack_epsilon_lower_bound_exposes_the_non_private_learner():
-    res = fingerprinting_attack(NonPrivateMultiLearner(Points(domain_size=4)), 6, trials=80, alpha=ALPHA, rng=2)
+    res = fingerprinting_attack(
+        NonPrivateMultiLearner(Points(domain_size=4)), 6, trials=80, alpha=ALPHA, rng=2
+    )
     assert res.target_accused_in > 5 * res.target_accused_out
     assert res.epsilon_lower_bound > 1.0
 

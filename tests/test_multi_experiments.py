@@ -34,7 +34,9 @@ def test_grid_and_tasks():
 
 
 def test_search_finds_a_size_no_larger_than_the_theorem_for_the_parity_learner():
-    cell = SearchCell("parities", "multi", 3, reps=3, needed=3, n_min=16, n_max=4096, max_labels=10**6)
+    cell = SearchCell(
+        "parities", "multi", 3, reps=3, needed=3, n_min=16, n_max=4096, max_labels=10**6
+    )
     n = needed_sample_size(cell, 5)
     assert n is not None and n <= parity_sample_size(8, 1.0, 1e-6, 0.1)
     # Power: with the cap below what is needed the search reports nothing.
@@ -42,7 +44,9 @@ def test_search_finds_a_size_no_larger_than_the_theorem_for_the_parity_learner()
 
 
 def test_attack_experiment_quick_run(tmp_path):
-    dest = run_experiment("multi-fingerprinting-attack", out_dir=tmp_path, quick=True, progress=False)
+    dest = run_experiment(
+        "multi-fingerprinting-attack", out_dir=tmp_path, quick=True, progress=False
+    )
     report = (dest / "multi-fingerprinting-attack.md").read_text()
     assert "no private learner's identification rate exceeds" in report
     rows = (dest / "identification.csv").read_text().splitlines()

@@ -58,7 +58,7 @@ import privlearn.mechanisms as M
 import privlearn.multi as multi
 import privlearn.query_release as Q
 from privlearn.accounting import Budget
-from privlearn.hypotheses import Parities, Points, Thresholds
+from privlearn.hypotheses import Points, Thresholds
 from privlearn.learners import (
     ApproximateGibbsERM,
     BestSubsetERM,
@@ -80,7 +80,6 @@ from privlearn.learners import (
 )
 from privlearn.learners.functional import polynomial_coefficients
 from privlearn.prediction import PrivatePredictor, StablePredictor, SubsampleAggregatePredictor
-
 from replay import Entry, check_entry, check_pair, replace_one_pairs
 
 # ------------------------------------------------------------------------------------------
@@ -233,46 +232,134 @@ def _index_or_none(out: Any) -> str:
 
 
 MECHANISMS = [
-    Entry("laplace", lambda d, acc, s: M.laplace(column_sums(d), 3.0, EPS, rng=s, accountant=acc),
-          unit_pairs, sensitivity=3.0, release=lambda o: o, norm=1),
-    Entry("laplace scalar", lambda d, acc, s: M.laplace(float(column_sums(d)[0]), 1.0, EPS, rng=s, accountant=acc),
-          unit_pairs, sensitivity=1.0, release=lambda o: o, norm=1),
-    Entry("laplace fast", lambda d, acc, s: M.laplace(column_sums(d), 3.0, EPS, rng=s, accountant=acc, numerics="fast"),
-          unit_pairs, sensitivity=3.0, release=lambda o: o, norm=1),
-    Entry("gaussian", lambda d, acc, s: M.gaussian(column_sums(d), math.sqrt(3), EPS, 1e-6, rng=s, accountant=acc),
-          unit_pairs, sensitivity=math.sqrt(3), release=lambda o: o, norm=2),
-    Entry("gaussian scalar classic",
-          lambda d, acc, s: M.gaussian(float(column_sums(d)[1]), 1.0, 0.5, 1e-6, rng=s, accountant=acc, calibration="classic"),
-          unit_pairs, sensitivity=1.0, release=lambda o: o, norm=2),
-    Entry("discrete_laplace", lambda d, acc, s: M.discrete_laplace(histogram(d), 2.0 / EPS, rng=s),
-          unit_pairs, sensitivity=2.0, release=lambda o: o, norm=1),
-    Entry("discrete_gaussian", lambda d, acc, s: M.discrete_gaussian(histogram(d), 3.0, rng=s),
-          unit_pairs, sensitivity=math.sqrt(2), release=lambda o: o, norm=2),
+    Entry(
+        "laplace",
+        lambda d, acc, s: M.laplace(column_sums(d), 3.0, EPS, rng=s, accountant=acc),
+        unit_pairs,
+        sensitivity=3.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "laplace scalar",
+        lambda d, acc, s: M.laplace(float(column_sums(d)[0]), 1.0, EPS, rng=s, accountant=acc),
+        unit_pairs,
+        sensitivity=1.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "laplace fast",
+        lambda d, acc, s: M.laplace(
+            column_sums(d), 3.0, EPS, rng=s, accountant=acc, numerics="fast"
+        ),
+        unit_pairs,
+        sensitivity=3.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "gaussian",
+        lambda d, acc, s: M.gaussian(
+            column_sums(d), math.sqrt(3), EPS, 1e-6, rng=s, accountant=acc
+        ),
+        unit_pairs,
+        sensitivity=math.sqrt(3),
+        release=lambda o: o,
+        norm=2,
+    ),
+    Entry(
+        "gaussian scalar classic",
+        lambda d, acc, s: M.gaussian(
+            float(column_sums(d)[1]), 1.0, 0.5, 1e-6, rng=s, accountant=acc, calibration="classic"
+        ),
+        unit_pairs,
+        sensitivity=1.0,
+        release=lambda o: o,
+        norm=2,
+    ),
+    Entry(
+        "discrete_laplace",
+        lambda d, acc, s: M.discrete_laplace(histogram(d), 2.0 / EPS, rng=s),
+        unit_pairs,
+        sensitivity=2.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "discrete_gaussian",
+        lambda d, acc, s: M.discrete_gaussian(histogram(d), 3.0, rng=s),
+        unit_pairs,
+        sensitivity=math.sqrt(2),
+        release=lambda o: o,
+        norm=2,
+    ),
     # Randomized response has no additive part, and its exact sampler's rejection loop consumes
     # randomness depending on each value (a stopping time on i.i.d. bits: the later records' draws
     # are still fresh, so the product law, and the guarantee, are unaffected), so the same seed
     # does not couple the other records' answers: control flow, charge and shape only.
-    Entry("randomized_response", lambda d, acc, s: M.randomized_response(bins(d) >= 2, EPS, rng=s, accountant=acc),
-          unit_pairs),
-    Entry("randomized_response_k", lambda d, acc, s: M.randomized_response_k(bins(d), 4, EPS, rng=s, accountant=acc),
-          unit_pairs),
-    Entry("l2_laplace_noise (data-free)", lambda d, acc, s: M.l2_laplace_noise(3, 1.0, size=2, rng=s),
-          unit_pairs, sensitivity=0.0, release=lambda o: o),
-    Entry("exponential", lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, rng=s, accountant=acc), unit_pairs),
-    Entry("exponential size=3", lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, size=3, rng=s, accountant=acc),
-          unit_pairs),
-    Entry("exponential integer scores", lambda d, acc, s: M.exponential(-histogram(d), EPS, 1, rng=s, accountant=acc), unit_pairs),
-    Entry("exponential fast", lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, rng=s, accountant=acc, numerics="fast"),
-          unit_pairs),
+    Entry(
+        "randomized_response",
+        lambda d, acc, s: M.randomized_response(bins(d) >= 2, EPS, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "randomized_response_k",
+        lambda d, acc, s: M.randomized_response_k(bins(d), 4, EPS, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "l2_laplace_noise (data-free)",
+        lambda d, acc, s: M.l2_laplace_noise(3, 1.0, size=2, rng=s),
+        unit_pairs,
+        sensitivity=0.0,
+        release=lambda o: o,
+    ),
+    Entry(
+        "exponential",
+        lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "exponential size=3",
+        lambda d, acc, s: M.exponential(
+            threshold_scores(d), EPS, 1.0, size=3, rng=s, accountant=acc
+        ),
+        unit_pairs,
+    ),
+    Entry(
+        "exponential integer scores",
+        lambda d, acc, s: M.exponential(-histogram(d), EPS, 1, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "exponential fast",
+        lambda d, acc, s: M.exponential(
+            threshold_scores(d), EPS, 1.0, rng=s, accountant=acc, numerics="fast"
+        ),
+        unit_pairs,
+    ),
     *[
-        Entry(f"report_noisy_max {noise}",
-              lambda d, acc, s, noise=noise: M.report_noisy_max(threshold_scores(d), EPS, 1.0, noise=noise, rng=s, accountant=acc),
-              unit_pairs)
+        Entry(
+            f"report_noisy_max {noise}",
+            lambda d, acc, s, noise=noise: M.report_noisy_max(
+                threshold_scores(d), EPS, 1.0, noise=noise, rng=s, accountant=acc
+            ),
+            unit_pairs,
+        )
         for noise in ("gumbel", "exponential", "laplace")
     ],
-    Entry("permute_and_flip", lambda d, acc, s: M.permute_and_flip(threshold_scores(d), EPS, 1.0, rng=s, accountant=acc), unit_pairs),
-    Entry("stable_argmax", lambda d, acc, s: M.stable_argmax(threshold_scores(d), EPS, 1e-3, rng=s, accountant=acc),
-          unit_pairs, structure=_index_or_none),
+    Entry(
+        "permute_and_flip",
+        lambda d, acc, s: M.permute_and_flip(threshold_scores(d), EPS, 1.0, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "stable_argmax",
+        lambda d, acc, s: M.stable_argmax(threshold_scores(d), EPS, 1e-3, rng=s, accountant=acc),
+        unit_pairs,
+        structure=_index_or_none,
+    ),
     Entry("SparseVector", svt_run, unit_pairs, structure=_answers),
 ]
 
@@ -332,7 +419,9 @@ def noise_scale(expected: float, slack: float = 1e-12) -> Any:
 
 def opr(**kw: Any) -> Any:
     def run(data: Any, acc: Any, seed: int) -> Any:
-        est = OutputPerturbationRegressor(1.0, alpha=LAM, data_norm=B, label_bound=L, accountant=acc, rng=seed, **kw)
+        est = OutputPerturbationRegressor(
+            1.0, alpha=LAM, data_norm=B, label_bound=L, accountant=acc, rng=seed, **kw
+        )
         return est.fit(*data)
 
     return run
@@ -340,55 +429,125 @@ def opr(**kw: Any) -> Any:
 
 def opc(**kw: Any) -> Any:
     def run(data: Any, acc: Any, seed: int) -> Any:
-        est = OutputPerturbationClassifier(1.0, alpha=LAM, data_norm=B, classes=[0, 1], accountant=acc, rng=seed, **kw)
+        est = OutputPerturbationClassifier(
+            1.0, alpha=LAM, data_norm=B, classes=[0, 1], accountant=acc, rng=seed, **kw
+        )
         return est.fit(*data)
 
     return run
 
 
 R_FREE = math.sqrt(2.0 / LAM)  # the ball containing the unconstrained ridge minimiser
-SOLVER_TOL = 1e-5  # certified Newton residual: both minimisers within 1e-6 Delta/2 of the exact ones
+SOLVER_TOL = (
+    1e-5  # certified Newton residual: both minimisers within 1e-6 Delta/2 of the exact ones
+)
 
 LEARNERS = [
-    Entry("OutputPerturbationRegressor strongly_convex",
-          noise_scale(4 * squared_rho(R) / (LAM * N))(opr()), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R)), release=reg_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor radius=None",
-          noise_scale(4 * squared_rho(R_FREE) / (LAM * N))(opr(radius=None)), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R_FREE)), release=reg_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor general_convex",
-          noise_scale(4 * (squared_rho(R) + LAM * R) / (LAM * N))(opr(variant="general_convex")), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R)), release=reg_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor rls_out",
-          noise_scale((12 * R + 8) / (LAM * N))(opr(variant="rls_out")), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R)), release=reg_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor tight",
-          noise_scale(min(minimiser_move(squared_rho(R)), 2 * R))(opr(sensitivity_bound="tight")), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R)), release=reg_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor fit_intercept",
-          noise_scale(4 * squared_rho(R) / (LAM * N))(opr(fit_intercept=True)), regression_pairs,
-          sensitivity=minimiser_move(squared_rho(R)), release=reg_release_intercept, l2_noise=True),
+    Entry(
+        "OutputPerturbationRegressor strongly_convex",
+        noise_scale(4 * squared_rho(R) / (LAM * N))(opr()),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R)),
+        release=reg_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor radius=None",
+        noise_scale(4 * squared_rho(R_FREE) / (LAM * N))(opr(radius=None)),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R_FREE)),
+        release=reg_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor general_convex",
+        noise_scale(4 * (squared_rho(R) + LAM * R) / (LAM * N))(opr(variant="general_convex")),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R)),
+        release=reg_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor rls_out",
+        noise_scale((12 * R + 8) / (LAM * N))(opr(variant="rls_out")),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R)),
+        release=reg_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor tight",
+        noise_scale(min(minimiser_move(squared_rho(R)), 2 * R))(opr(sensitivity_bound="tight")),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R)),
+        release=reg_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor fit_intercept",
+        noise_scale(4 * squared_rho(R) / (LAM * N))(opr(fit_intercept=True)),
+        regression_pairs,
+        sensitivity=minimiser_move(squared_rho(R)),
+        release=reg_release_intercept,
+        l2_noise=True,
+    ),
     # The classifiers' Newton solve is certified to a residual that costs a relative 1e-6 of noise.
-    Entry("OutputPerturbationClassifier logistic",
-          noise_scale(4 / (LAM * N), SOLVER_TOL)(opc()), classification_pairs,
-          sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL, l2_noise=True),
-    Entry("OutputPerturbationClassifier smoothed_hinge general_convex",
-          noise_scale(4 * (1 + LAM * R) / (LAM * N), SOLVER_TOL)(
-              opc(loss="smoothed_hinge", radius=R, variant="general_convex")),
-          classification_pairs,
-          sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL, l2_noise=True),
-    Entry("ObjectivePerturbationClassifier logistic",
-          lambda d, acc, s: ObjectivePerturbationClassifier(
-              1.0, alpha=LAM, data_norm=B, classes=[0, 1], accountant=acc, rng=s).fit(*d),
-          classification_pairs, sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL),
-    Entry("ObjectivePerturbationClassifier smoothed_hinge",
-          lambda d, acc, s: ObjectivePerturbationClassifier(
-              1.0, alpha=LAM, loss="smoothed_hinge", data_norm=B, classes=[0, 1], accountant=acc, rng=s).fit(*d),
-          classification_pairs, sensitivity=minimiser_move(1.0), release=clf_release, rel_tol=SOLVER_TOL),
-    Entry("ObjectivePerturbationRegressor",
-          lambda d, acc, s: ObjectivePerturbationRegressor(
-              1.0, alpha=LAM, huber_delta=0.5, data_norm=B, label_bound=L, accountant=acc, rng=s).fit(*d),
-          regression_pairs, sensitivity=minimiser_move(0.5), release=reg_release, rel_tol=SOLVER_TOL),
+    Entry(
+        "OutputPerturbationClassifier logistic",
+        noise_scale(4 / (LAM * N), SOLVER_TOL)(opc()),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0),
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationClassifier smoothed_hinge general_convex",
+        noise_scale(4 * (1 + LAM * R) / (LAM * N), SOLVER_TOL)(
+            opc(loss="smoothed_hinge", radius=R, variant="general_convex")
+        ),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0),
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+        l2_noise=True,
+    ),
+    Entry(
+        "ObjectivePerturbationClassifier logistic",
+        lambda d, acc, s: ObjectivePerturbationClassifier(
+            1.0, alpha=LAM, data_norm=B, classes=[0, 1], accountant=acc, rng=s
+        ).fit(*d),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0),
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+    ),
+    Entry(
+        "ObjectivePerturbationClassifier smoothed_hinge",
+        lambda d, acc, s: ObjectivePerturbationClassifier(
+            1.0,
+            alpha=LAM,
+            loss="smoothed_hinge",
+            data_norm=B,
+            classes=[0, 1],
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0),
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+    ),
+    Entry(
+        "ObjectivePerturbationRegressor",
+        lambda d, acc, s: ObjectivePerturbationRegressor(
+            1.0, alpha=LAM, huber_delta=0.5, data_norm=B, label_bound=L, accountant=acc, rng=s
+        ).fit(*d),
+        regression_pairs,
+        sensitivity=minimiser_move(0.5),
+        release=reg_release,
+        rel_tol=SOLVER_TOL,
+    ),
 ]
 
 
@@ -396,9 +555,13 @@ def functional_run(data: Any, acc: Any, seed: int) -> Any:
     from replay import Tap
 
     with Tap() as tap:
-        est = FunctionalMechanismRegressor(1.0, data_norm=B, label_bound=L, accountant=acc, rng=seed).fit(*data)
+        est = FunctionalMechanismRegressor(
+            1.0, data_norm=B, label_bound=L, accountant=acc, rng=seed
+        ).fit(*data)
     (call,) = [c for c in tap.calls if c.name == "laplace"]
-    assert call.sensitivity == 2.0 * (D + 1) ** 2 and call.epsilon == 1.0  # Zhang et al.: 2 (d + 1)^2
+    assert (
+        call.sensitivity == 2.0 * (D + 1) ** 2 and call.epsilon == 1.0
+    )  # Zhang et al.: 2 (d + 1)^2
     return est
 
 
@@ -411,18 +574,38 @@ def functional_coefficients(data: Any, acc: Any, seed: int) -> np.ndarray:
 
 LEARNERS += [
     Entry("FunctionalMechanismRegressor", functional_run, regression_pairs),
-    Entry("functional polynomial_coefficients", functional_coefficients, regression_pairs,
-          sensitivity=2.0 * (D + 1) ** 2, release=lambda o: o, norm=1, rel_tol=1e-12, loss_sum=False),
-    Entry("PrivateTuning regressor",
-          lambda d, acc, s: PrivateTuning(
-              OutputPerturbationRegressor(1.0, data_norm=B, label_bound=L), {"alpha": [0.3, 3.0]}, 1.0,
-              accountant=acc, rng=s).fit(*d),
-          regression_pairs),
-    Entry("PrivateTuning classifier with classes",
-          lambda d, acc, s: PrivateTuning(
-              OutputPerturbationClassifier(1.0, data_norm=B, classes=[0, 1]), {"alpha": [0.3, 3.0]}, 1.0,
-              accountant=acc, rng=s).fit(*d),
-          classification_pairs),
+    Entry(
+        "functional polynomial_coefficients",
+        functional_coefficients,
+        regression_pairs,
+        sensitivity=2.0 * (D + 1) ** 2,
+        release=lambda o: o,
+        norm=1,
+        rel_tol=1e-12,
+        loss_sum=False,
+    ),
+    Entry(
+        "PrivateTuning regressor",
+        lambda d, acc, s: PrivateTuning(
+            OutputPerturbationRegressor(1.0, data_norm=B, label_bound=L),
+            {"alpha": [0.3, 3.0]},
+            1.0,
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        regression_pairs,
+    ),
+    Entry(
+        "PrivateTuning classifier with classes",
+        lambda d, acc, s: PrivateTuning(
+            OutputPerturbationClassifier(1.0, data_norm=B, classes=[0, 1]),
+            {"alpha": [0.3, 3.0]},
+            1.0,
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        classification_pairs,
+    ),
 ]
 
 # ------------------------------------------------------------------------------------------
@@ -442,7 +625,9 @@ def em(hypotheses: Any, loss: Any = "zero_one", **kw: Any) -> Any:
             isinstance(hypotheses, ReferenceDichotomies)
         ):
             X = X[:, 0]
-        return ExponentialMechanismERM(loss, hypotheses, 1.0, accountant=acc, rng=seed, **kw).fit(X, y)
+        return ExponentialMechanismERM(loss, hypotheses, 1.0, accountant=acc, rng=seed, **kw).fit(
+            X, y
+        )
 
     return run
 
@@ -454,36 +639,99 @@ def base_em(**kw: Any) -> ExponentialMechanismERM:
 ERM = [
     Entry("EM-ERM Grid zero_one", em(Grid(1.0, 2, num=5)), erm_pairs),
     Entry("EM-ERM Grid zero_one tight", em(Grid(1.0, 2, num=5), sensitivity="tight"), erm_pairs),
-    Entry("EM-ERM Grid hinge ridge", em(Grid(1.0, 2, num=5, intercept_radius=0.5), "hinge", loss_bound=2.0, regularizer=0.1),
-          erm_pairs),
-    Entry("EM-ERM LinearCandidates clipped_logistic",
-          em(LinearCandidates(np.array([[1.0, 1.0], [1.0, -1.0], [-2.0, 0.5]]), [0.0, 0.1, -0.2]), "clipped_logistic"),
-          erm_pairs),
-    Entry("EM-ERM LinearCandidates clipped_squared",
-          em(LinearCandidates(np.array([[0.5, 0.5], [0.0, 1.0]])), "clipped_squared", loss_bound=1.0), erm_pairs),
-    Entry("EM-ERM ThresholdCandidates both", em(ThresholdCandidates(np.linspace(-1, 1, 7), "both")), erm_pairs),
+    Entry(
+        "EM-ERM Grid hinge ridge",
+        em(Grid(1.0, 2, num=5, intercept_radius=0.5), "hinge", loss_bound=2.0, regularizer=0.1),
+        erm_pairs,
+    ),
+    Entry(
+        "EM-ERM LinearCandidates clipped_logistic",
+        em(
+            LinearCandidates(np.array([[1.0, 1.0], [1.0, -1.0], [-2.0, 0.5]]), [0.0, 0.1, -0.2]),
+            "clipped_logistic",
+        ),
+        erm_pairs,
+    ),
+    Entry(
+        "EM-ERM LinearCandidates clipped_squared",
+        em(LinearCandidates(np.array([[0.5, 0.5], [0.0, 1.0]])), "clipped_squared", loss_bound=1.0),
+        erm_pairs,
+    ),
+    Entry(
+        "EM-ERM ThresholdCandidates both",
+        em(ThresholdCandidates(np.linspace(-1, 1, 7), "both")),
+        erm_pairs,
+    ),
     Entry("EM-ERM ContinuousThresholds", em(ContinuousThresholds(-1.0, 1.0)), erm_pairs),
-    Entry("EM-ERM ReferenceDichotomies", em(ReferenceDichotomies(Thresholds(), np.linspace(-1, 1, 6))), erm_pairs),
-    Entry("EM-ERM FiniteCandidates user loss",
-          em(FiniteCandidates([0.0, 0.25, 0.5, 1.0]), user_loss, loss_bound=1.0), erm_pairs),
-    Entry("EM-ERM FiniteCandidates user loss, regularizer",
-          em(FiniteCandidates([0.0, 0.5, 1.0]), user_loss, loss_bound=1.0, regularizer=lambda h: 0.1 * h), erm_pairs),
-    Entry("SubsampledERM bbg", lambda d, acc, s: SubsampledERM(base_em(), 8, accountant=acc, rng=s).fit(*d),
-          erm_pairs, loss_sum=False),
-    Entry("SubsampledERM lemma29", lambda d, acc, s: SubsampledERM(base_em(), 8, accounting="lemma29", accountant=acc, rng=s).fit(*d),
-          erm_pairs, loss_sum=False),
-    Entry("BoostedERM", lambda d, acc, s: BoostedERM(base_em(), 0.3, accountant=acc, rng=s).fit(*d), erm_pairs),
-    Entry("BoostedERM paper selection",
-          lambda d, acc, s: BoostedERM(base_em(sensitivity="tight"), 0.3, selection_epsilon="paper", accountant=acc, rng=s).fit(*d),
-          erm_pairs),
-    Entry("BestSubsetERM",
-          lambda d, acc, s: BestSubsetERM("clipped_squared", 1.0, 1, num=5, loss_bound=1.0, accountant=acc, rng=s).fit(*d),
-          erm_pairs),
-    Entry("ApproximateGibbsERM tv_bound",
-          lambda d, acc, s: ApproximateGibbsERM(
-              "logistic", 1.0, loss_bound=2.0, step=0.05, steps=30, warmup=0, chains=2, tv_bound=1e-3,
-              accountant=acc, rng=s).fit(*d),
-          erm_pairs),
+    Entry(
+        "EM-ERM ReferenceDichotomies",
+        em(ReferenceDichotomies(Thresholds(), np.linspace(-1, 1, 6))),
+        erm_pairs,
+    ),
+    Entry(
+        "EM-ERM FiniteCandidates user loss",
+        em(FiniteCandidates([0.0, 0.25, 0.5, 1.0]), user_loss, loss_bound=1.0),
+        erm_pairs,
+    ),
+    Entry(
+        "EM-ERM FiniteCandidates user loss, regularizer",
+        em(
+            FiniteCandidates([0.0, 0.5, 1.0]),
+            user_loss,
+            loss_bound=1.0,
+            regularizer=lambda h: 0.1 * h,
+        ),
+        erm_pairs,
+    ),
+    Entry(
+        "SubsampledERM bbg",
+        lambda d, acc, s: SubsampledERM(base_em(), 8, accountant=acc, rng=s).fit(*d),
+        erm_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "SubsampledERM lemma29",
+        lambda d, acc, s: SubsampledERM(
+            base_em(), 8, accounting="lemma29", accountant=acc, rng=s
+        ).fit(*d),
+        erm_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "BoostedERM",
+        lambda d, acc, s: BoostedERM(base_em(), 0.3, accountant=acc, rng=s).fit(*d),
+        erm_pairs,
+    ),
+    Entry(
+        "BoostedERM paper selection",
+        lambda d, acc, s: BoostedERM(
+            base_em(sensitivity="tight"), 0.3, selection_epsilon="paper", accountant=acc, rng=s
+        ).fit(*d),
+        erm_pairs,
+    ),
+    Entry(
+        "BestSubsetERM",
+        lambda d, acc, s: BestSubsetERM(
+            "clipped_squared", 1.0, 1, num=5, loss_bound=1.0, accountant=acc, rng=s
+        ).fit(*d),
+        erm_pairs,
+    ),
+    Entry(
+        "ApproximateGibbsERM tv_bound",
+        lambda d, acc, s: ApproximateGibbsERM(
+            "logistic",
+            1.0,
+            loss_bound=2.0,
+            step=0.05,
+            steps=30,
+            warmup=0,
+            chains=2,
+            tv_bound=1e-3,
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        erm_pairs,
+    ),
 ]
 
 # ------------------------------------------------------------------------------------------
@@ -502,20 +750,47 @@ def predict_run(make: Any, queries: np.ndarray = QUERIES) -> Any:
 
 
 PREDICTION = [
-    Entry("StablePredictor (stability, no charge)",
-          predict_run(lambda acc, s: StablePredictor(Thresholds(), gamma=0.3, rng=s)), line_pairs, loss_sum=False),
-    Entry("PrivatePredictor corollary1",
-          predict_run(lambda acc, s: PrivatePredictor(Thresholds(), 1.0, accountant=acc, rng=s)), line_pairs, loss_sum=False),
-    Entry("PrivatePredictor theorem2",
-          predict_run(lambda acc, s: PrivatePredictor(Thresholds(), 1.0, method="theorem2", accountant=acc, rng=s)),
-          line_pairs, loss_sum=False),
+    Entry(
+        "StablePredictor (stability, no charge)",
+        predict_run(lambda acc, s: StablePredictor(Thresholds(), gamma=0.3, rng=s)),
+        line_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "PrivatePredictor corollary1",
+        predict_run(lambda acc, s: PrivatePredictor(Thresholds(), 1.0, accountant=acc, rng=s)),
+        line_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "PrivatePredictor theorem2",
+        predict_run(
+            lambda acc, s: PrivatePredictor(
+                Thresholds(), 1.0, method="theorem2", accountant=acc, rng=s
+            )
+        ),
+        line_pairs,
+        loss_sum=False,
+    ),
     *[
-        Entry(f"SubsampleAggregatePredictor {agg}",
-              predict_run(lambda acc, s, agg=agg: SubsampleAggregatePredictor(
-                  DecisionTreeClassifier(max_depth=1), 6, 1.0, aggregation=agg, accountant=acc, rng=s),
-                  QUERIES[:, None]),
-              lambda: [(lab, (a[0][:, None], a[1]), (b[0][:, None], b[1])) for lab, a, b in line_pairs()],
-              loss_sum=False)
+        Entry(
+            f"SubsampleAggregatePredictor {agg}",
+            predict_run(
+                lambda acc, s, agg=agg: SubsampleAggregatePredictor(
+                    DecisionTreeClassifier(max_depth=1),
+                    6,
+                    1.0,
+                    aggregation=agg,
+                    accountant=acc,
+                    rng=s,
+                ),
+                QUERIES[:, None],
+            ),
+            lambda: [
+                (lab, (a[0][:, None], a[1]), (b[0][:, None], b[1])) for lab, a, b in line_pairs()
+            ],
+            loss_sum=False,
+        )
         for agg in ("noisy_vote", "randomized_response")
     ],
 ]
@@ -586,44 +861,85 @@ def _sanitizer_structure(model: Any) -> Any:
     return rest[0], keep, points.ndim, points.shape[1:], type(model.candidates_).__name__
 
 
-MWEM_QUERIES = np.array([[1, 1, 1, 0, 0, 0], [0, 1, 0, 1, 0, 1], [1, 0, 0, 0, 0, 1], [0, 0, 1, 1, 1, 0]])
+MWEM_QUERIES = np.array(
+    [[1, 1, 1, 0, 0, 0], [0, 1, 0, 1, 0, 1], [1, 0, 0, 0, 0, 1], [0, 0, 1, 1, 1, 0]]
+)
 
 MULTI = [
-    Entry("IndependentMultiLearner ExponentialLearner basic",
-          lambda d, acc, s: multi.IndependentMultiLearner(
-              multi.ExponentialLearner(Points(domain_size=8)), 1.0, accountant=acc, rng=s).fit(*d),
-          points_pairs),
-    Entry("IndependentMultiLearner class advanced",
-          lambda d, acc, s: multi.IndependentMultiLearner(
-              Points(domain_size=8), 1.0, 1e-3, composition="advanced", accountant=acc, rng=s).fit(*d),
-          points_pairs),
-    Entry("IndependentMultiLearner StablePointLearner",
-          lambda d, acc, s: multi.IndependentMultiLearner(
-              multi.StablePointLearner(0.2), 1.0, 1e-3, accountant=acc, rng=s).fit(*d),
-          points_pairs),
-    Entry("IndependentMultiLearner StableParityLearner",
-          lambda d, acc, s: multi.IndependentMultiLearner(
-              multi.StableParityLearner(3), 3.0, 1e-3, accountant=acc, rng=s).fit(*d),
-          parity_pairs),
-    Entry("SanitizerMultiLearner points",
-          lambda d, acc, s: multi.SanitizerMultiLearner(
-              Points(), 1.0, 1e-3, sanitizer="points", accountant=acc, rng=s).fit(*d),
-          points_pairs, structure=_sanitizer_structure),
-    Entry("SanitizerMultiLearner mwem",
-          lambda d, acc, s: multi.SanitizerMultiLearner(
-              Points(domain_size=8), 1.0, sanitizer="mwem", domain=np.arange(8), rounds=3, sample_size=50,
-              accountant=acc, rng=s).fit(*d),
-          points_pairs, structure=_sanitizer_structure),
-    Entry("ParityMultiLearner",
-          lambda d, acc, s: multi.ParityMultiLearner(3, 1.0, 1e-3, subsample_size=6, accountant=acc, rng=s).fit(*d),
-          parity_pairs),
-    Entry("PointMultiLearner",
-          lambda d, acc, s: multi.PointMultiLearner(1.0, 1e-3, 0.2, accountant=acc, rng=s).fit(*d),
-          points_pairs),
-    Entry("stability_histogram",
-          lambda d, acc, s: multi.stability_histogram(d[0], 1.0, 1e-3, rng=s, accountant=acc),
-          points_pairs, structure=_hist_structure),
-    Entry("mwem", lambda c, acc, s: multi.mwem(c, MWEM_QUERIES, 1.0, rounds=3, rng=s, accountant=acc), mwem_pairs),
+    Entry(
+        "IndependentMultiLearner ExponentialLearner basic",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            multi.ExponentialLearner(Points(domain_size=8)), 1.0, accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+    ),
+    Entry(
+        "IndependentMultiLearner class advanced",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            Points(domain_size=8), 1.0, 1e-3, composition="advanced", accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+    ),
+    Entry(
+        "IndependentMultiLearner StablePointLearner",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            multi.StablePointLearner(0.2), 1.0, 1e-3, accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+    ),
+    Entry(
+        "IndependentMultiLearner StableParityLearner",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            multi.StableParityLearner(3), 3.0, 1e-3, accountant=acc, rng=s
+        ).fit(*d),
+        parity_pairs,
+    ),
+    Entry(
+        "SanitizerMultiLearner points",
+        lambda d, acc, s: multi.SanitizerMultiLearner(
+            Points(), 1.0, 1e-3, sanitizer="points", accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+        structure=_sanitizer_structure,
+    ),
+    Entry(
+        "SanitizerMultiLearner mwem",
+        lambda d, acc, s: multi.SanitizerMultiLearner(
+            Points(domain_size=8),
+            1.0,
+            sanitizer="mwem",
+            domain=np.arange(8),
+            rounds=3,
+            sample_size=50,
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        points_pairs,
+        structure=_sanitizer_structure,
+    ),
+    Entry(
+        "ParityMultiLearner",
+        lambda d, acc, s: multi.ParityMultiLearner(
+            3, 1.0, 1e-3, subsample_size=6, accountant=acc, rng=s
+        ).fit(*d),
+        parity_pairs,
+    ),
+    Entry(
+        "PointMultiLearner",
+        lambda d, acc, s: multi.PointMultiLearner(1.0, 1e-3, 0.2, accountant=acc, rng=s).fit(*d),
+        points_pairs,
+    ),
+    Entry(
+        "stability_histogram",
+        lambda d, acc, s: multi.stability_histogram(d[0], 1.0, 1e-3, rng=s, accountant=acc),
+        points_pairs,
+        structure=_hist_structure,
+    ),
+    Entry(
+        "mwem",
+        lambda c, acc, s: multi.mwem(c, MWEM_QUERIES, 1.0, rounds=3, rng=s, accountant=acc),
+        mwem_pairs,
+    ),
 ]
 
 # ------------------------------------------------------------------------------------------
@@ -638,7 +954,11 @@ def big_line_pairs() -> List[Tuple[str, Any, Any]]:
     n = 100_000
     X = g.random(n)
     y = (X > 0.5) ^ (g.random(n) < 0.05)
-    rows = [("0.0 labelled 1", (0.0, True)), ("1.0 labelled 0", (1.0, False)), ("label flip", (X[0], not y[0]))]
+    rows = [
+        ("0.0 labelled 1", (0.0, True)),
+        ("1.0 labelled 0", (1.0, False)),
+        ("label flip", (X[0], not y[0])),
+    ]
     return replace_one_pairs((X, y), rows, cross=((0, 1),), duplicate_of=None)
 
 
@@ -654,26 +974,60 @@ def session_run(make: Any) -> Any:
 
 
 QUERY_RELEASE = [
-    Entry("SubsampleSVT",
-          session_run(lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=50, cutoff=1)),
-          lambda: line_pairs(2000)),
-    Entry("SubsampleSVT on_unstable=random",
-          session_run(lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=80, cutoff=2, on_unstable="random")),
-          lambda: line_pairs(2000)),
-    Entry("DistanceToInstability",
-          lambda d, acc, s: Q.DistanceToInstability(1.0, 8.0)(
-              "released", float(Q.distance_to_instability(np.array([int(np.sum(d[1][:40]))]), 40)[0]), rng=s, accountant=acc),
-          line_pairs, structure=lambda o: "value-or-None"),
-    Entry("AgnosticQueryRelease",
-          session_run(lambda: Q.AgnosticQueryRelease(Thresholds(), epsilon=1.0, delta=1e-2, m=6, k=500, cutoff=1)),
-          big_line_pairs, loss_sum=False),
-    Entry("UniversalQueryRelease",
-          session_run(lambda: Q.UniversalQueryRelease(Thresholds(), epsilon=1.0, delta=1e-2, m=6, m_o=3, k=500, cutoff=1)),
-          big_line_pairs, loss_sum=False),
-    Entry("SemiPrivateLearner",
-          lambda d, acc, s: Q.SemiPrivateLearner(Thresholds(), epsilon=1.0).fit(
-              *d, np.linspace(0, 1, 9), accountant=acc, rng=s),
-          line_pairs),
+    Entry(
+        "SubsampleSVT",
+        session_run(
+            lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=50, cutoff=1)
+        ),
+        lambda: line_pairs(2000),
+    ),
+    Entry(
+        "SubsampleSVT on_unstable=random",
+        session_run(
+            lambda: Q.SubsampleSVT(
+                Thresholds(), epsilon=1.0, delta=0.2, m=6, k=80, cutoff=2, on_unstable="random"
+            )
+        ),
+        lambda: line_pairs(2000),
+    ),
+    Entry(
+        "DistanceToInstability",
+        lambda d, acc, s: Q.DistanceToInstability(1.0, 8.0)(
+            "released",
+            float(Q.distance_to_instability(np.array([int(np.sum(d[1][:40]))]), 40)[0]),
+            rng=s,
+            accountant=acc,
+        ),
+        line_pairs,
+        structure=lambda o: "value-or-None",
+    ),
+    Entry(
+        "AgnosticQueryRelease",
+        session_run(
+            lambda: Q.AgnosticQueryRelease(
+                Thresholds(), epsilon=1.0, delta=1e-2, m=6, k=500, cutoff=1
+            )
+        ),
+        big_line_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "UniversalQueryRelease",
+        session_run(
+            lambda: Q.UniversalQueryRelease(
+                Thresholds(), epsilon=1.0, delta=1e-2, m=6, m_o=3, k=500, cutoff=1
+            )
+        ),
+        big_line_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "SemiPrivateLearner",
+        lambda d, acc, s: Q.SemiPrivateLearner(Thresholds(), epsilon=1.0).fit(
+            *d, np.linspace(0, 1, 9), accountant=acc, rng=s
+        ),
+        line_pairs,
+    ),
 ]
 
 REGISTRY = MECHANISMS + LEARNERS + ERM + PREDICTION + MULTI + QUERY_RELEASE
@@ -706,15 +1060,28 @@ def single_positive_pairs() -> List[Tuple[str, Any, Any]]:
 DEFECTS = [
     # PrivateTuning over a classifier used to read the class set from y: it fitted and charged
     # on one neighbour and raised on the other. Now both neighbours are refused alike.
-    Entry("PrivateTuning classifier without classes",
-          lambda d, acc, s: PrivateTuning(
-              OutputPerturbationClassifier(1.0, data_norm=B), {"alpha": [0.3, 3.0]}, 1.0, accountant=acc, rng=s).fit(*d),
-          single_positive_pairs, expect_error=True),
+    Entry(
+        "PrivateTuning classifier without classes",
+        lambda d, acc, s: PrivateTuning(
+            OutputPerturbationClassifier(1.0, data_norm=B),
+            {"alpha": [0.3, 3.0]},
+            1.0,
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        single_positive_pairs,
+        expect_error=True,
+    ),
     # `size` given as a numpy integer: draws `size` indices; the charge must be size * epsilon.
-    Entry("exponential size=np.int64(3)",
-          lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 1.0, size=np.int64(3), rng=s, accountant=acc),
-          unit_pairs),
+    Entry(
+        "exponential size=np.int64(3)",
+        lambda d, acc, s: M.exponential(
+            threshold_scores(d), EPS, 1.0, size=np.int64(3), rng=s, accountant=acc
+        ),
+        unit_pairs,
+    ),
 ]
+
 
 @pytest.mark.parametrize("entry", DEFECTS, ids=lambda e: e.name)
 def test_neighbour_replay_issue16_defects(entry: Entry) -> None:
@@ -767,37 +1134,88 @@ def _fake_noise(data: Any, acc: Any, seed: int) -> Any:
 
 
 WRONG = [
-    Entry("laplace at half the sensitivity",
-          lambda d, acc, s: M.laplace(column_sums(d), 1.5, EPS, rng=s, accountant=acc), unit_pairs,
-          sensitivity=3.0, release=lambda o: o, norm=1),
-    Entry("gaussian calibrated for L1/3", lambda d, acc, s: M.gaussian(column_sums(d), 1.0, EPS, 1e-6, rng=s, accountant=acc),
-          unit_pairs),
-    Entry("exponential at half the sensitivity",
-          lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 0.5, rng=s, accountant=acc), unit_pairs),
-    Entry("exponential under-charged",
-          lambda d, acc, s: (acc.spend(Budget(EPS / 2), "exponential mechanism"), M.exponential(threshold_scores(d), EPS, rng=s))[1],
-          unit_pairs),
-    Entry("sparse vector at half the sensitivity",
-          lambda d, acc, s: M.SparseVector(12.0, EPS, 0.5, max_positives=2, rng=s, accountant=acc).query_many(
-              [float(np.sum(d[0][:, 0] >= t)) for t in np.linspace(0, 1, 11)]),
-          unit_pairs, structure=_answers),
+    Entry(
+        "laplace at half the sensitivity",
+        lambda d, acc, s: M.laplace(column_sums(d), 1.5, EPS, rng=s, accountant=acc),
+        unit_pairs,
+        sensitivity=3.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "gaussian calibrated for L1/3",
+        lambda d, acc, s: M.gaussian(column_sums(d), 1.0, EPS, 1e-6, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "exponential at half the sensitivity",
+        lambda d, acc, s: M.exponential(threshold_scores(d), EPS, 0.5, rng=s, accountant=acc),
+        unit_pairs,
+    ),
+    Entry(
+        "exponential under-charged",
+        lambda d, acc, s: (
+            acc.spend(Budget(EPS / 2), "exponential mechanism"),
+            M.exponential(threshold_scores(d), EPS, rng=s),
+        )[1],
+        unit_pairs,
+    ),
+    Entry(
+        "sparse vector at half the sensitivity",
+        lambda d, acc, s: M.SparseVector(
+            12.0, EPS, 0.5, max_positives=2, rng=s, accountant=acc
+        ).query_many([float(np.sum(d[0][:, 0] >= t)) for t in np.linspace(0, 1, 11)]),
+        unit_pairs,
+        structure=_answers,
+    ),
     Entry("data-dependent charge", _fake_charge, unit_pairs),
     Entry("data-dependent shape", _fake_shape, unit_pairs),
     Entry("data in the error message", _fake_message, unit_pairs),
     Entry("data-dependent refusal", _fake_refusal, unit_pairs),
-    Entry("noise drawn from the data", _fake_noise, unit_pairs, sensitivity=3.0, release=lambda o: o, norm=1),
-    Entry("OutputPerturbationClassifier declared at half its sensitivity",
-          opc(loss="smoothed_hinge", radius=R, variant="general_convex"), classification_pairs,
-          sensitivity=minimiser_move(1.0) / 2, release=clf_release, rel_tol=SOLVER_TOL),
-    Entry("OutputPerturbationClassifier tight with half the noise",
-          _half_l2_noise(opc(loss="smoothed_hinge", radius=R, sensitivity_bound="tight")), classification_pairs,
-          release=clf_release, l2_noise=True),
-    Entry("OutputPerturbationRegressor with the paper's noise at half",
-          noise_scale(4 * squared_rho(R) / (LAM * N))(_half_l2_noise(opr())), regression_pairs),
-    Entry("ObjectivePerturbationClassifier declared at half its stability",
-          lambda d, acc, s: ObjectivePerturbationClassifier(
-              1.0, alpha=LAM, loss="smoothed_hinge", data_norm=B, classes=[0, 1], accountant=acc, rng=s).fit(*d),
-          classification_pairs, sensitivity=minimiser_move(1.0) / 2, release=clf_release, rel_tol=SOLVER_TOL),
+    Entry(
+        "noise drawn from the data",
+        _fake_noise,
+        unit_pairs,
+        sensitivity=3.0,
+        release=lambda o: o,
+        norm=1,
+    ),
+    Entry(
+        "OutputPerturbationClassifier declared at half its sensitivity",
+        opc(loss="smoothed_hinge", radius=R, variant="general_convex"),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0) / 2,
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+    ),
+    Entry(
+        "OutputPerturbationClassifier tight with half the noise",
+        _half_l2_noise(opc(loss="smoothed_hinge", radius=R, sensitivity_bound="tight")),
+        classification_pairs,
+        release=clf_release,
+        l2_noise=True,
+    ),
+    Entry(
+        "OutputPerturbationRegressor with the paper's noise at half",
+        noise_scale(4 * squared_rho(R) / (LAM * N))(_half_l2_noise(opr())),
+        regression_pairs,
+    ),
+    Entry(
+        "ObjectivePerturbationClassifier declared at half its stability",
+        lambda d, acc, s: ObjectivePerturbationClassifier(
+            1.0,
+            alpha=LAM,
+            loss="smoothed_hinge",
+            data_norm=B,
+            classes=[0, 1],
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        classification_pairs,
+        sensitivity=minimiser_move(1.0) / 2,
+        release=clf_release,
+        rel_tol=SOLVER_TOL,
+    ),
 ]
 
 

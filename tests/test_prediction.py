@@ -26,7 +26,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prediction_exact import (
-    GRID,
     QUERIES,
     Reference,
     flipped,
@@ -177,7 +176,7 @@ def test_uniform_convergence_size():
     for H in (Thresholds(), Intervals(), Halfspaces(2)):
         a, d = 0.1, 0.01
         n = uniform_convergence_size(H, a, d)
-        f = lambda k: math.log(4) + math.log(growth_function(H, 2 * k)) - k * a * a / 8  # noqa: E731
+        f = lambda k: math.log(4) + math.log(growth_function(H, 2 * k)) - k * a * a / 8  # noqa: B023
         assert f(n) <= math.log(d) and f(2 * n) <= math.log(d) and f(n - 1) > math.log(d)
 
 
@@ -185,13 +184,17 @@ def test_certificates_match_errata_values():
     # ERRATA "checked and correct in spec/003": n = 7, m = 2, eps0 = 0.4, p = 0.2 give
     # gamma_cert = 0.427 and the spec's eps_cert = ln(1 + (1-2p) gamma/p) = 0.824.
     g = stable_gamma(7, 2, 0.4)
-    assert g == pytest.approx(2 / 7 + 5 / 7 * math.tanh(0.2), rel=1e-14) and g >= 2 / 7 + 5 / 7 * math.tanh(0.2)
+    assert g == pytest.approx(
+        2 / 7 + 5 / 7 * math.tanh(0.2), rel=1e-14
+    ) and g >= 2 / 7 + 5 / 7 * math.tanh(0.2)
     assert round(g, 3) == 0.427
     spec = math.log(1 + 0.6 * g / 0.2)
     assert round(spec, 3) == 0.824
     tight = corollary1_epsilon(7, 2, 0.4, 0.2)
     q, c, p = 2 / 7, 0.4, 0.2
-    closed = math.log(max(1 + (1 - 2 * p) * q / p, (1 - p) / (p + (1 - 2 * p) * (1 - q) * math.exp(-c))))
+    closed = math.log(
+        max(1 + (1 - 2 * p) * q / p, (1 - p) / (p + (1 - 2 * p) * (1 - q) * math.exp(-c)))
+    )
     assert tight == pytest.approx(closed, rel=1e-12) and tight <= spec
     # B2: ln(1 + (1-2p)/(kp)).
     assert randomized_response_epsilon(10, 0.1) == pytest.approx(math.log(1 + 0.8 / 1.0), rel=1e-12)
@@ -226,12 +229,18 @@ def test_theorem2_certificate_routes():
     c = theorem2_epsilon(H, n, m, e1, p, disagreement=t)
     assert math.isfinite(c.net) and c.disagreement == t and c.route == "net" and c.net < c.direct
     q = m / n
-    log_dr = math.log(2) + 2 * math.log(growth_function(H, 2 * (m - 1))) - (t - 1) * (m - 1) / (2 * (n - 1)) * math.log(2)
+    log_dr = (
+        math.log(2)
+        + 2 * math.log(growth_function(H, 2 * (m - 1)))
+        - (t - 1) * (m - 1) / (2 * (n - 1)) * math.log(2)
+    )
     dr = min(1.0, math.exp(log_dr))
     eps_pre = math.log(1 + q * (4 * math.exp(2 * e1 * t) - 1)) + 2 * e1
     assert c.net == pytest.approx(math.log(math.exp(eps_pre) + (1 - 2 * p) * q * dr / p), rel=1e-9)
     assert c.delta_r == pytest.approx(dr, rel=1e-9)
-    assert theorem2_epsilon(H, n, m, e1, p, disagreement=50).net == math.inf  # invalid: 8(n-1) > (m-1) 49
+    assert (
+        theorem2_epsilon(H, n, m, e1, p, disagreement=50).net == math.inf
+    )  # invalid: 8(n-1) > (m-1) 49
     with pytest.raises(InvalidParameterError, match="disagreement"):
         theorem2_epsilon(H, n, m, e1, p, disagreement=1)
     best = theorem2_epsilon(H, n, m, e1, p)
@@ -246,11 +255,15 @@ def test_theory_settings():
     assert s.n * 0.1 * s.inner_epsilon >= 2 * math.log(growth_function(H, s.subsample_size))
     assert s.n >= uniform_convergence_size(H, 0.1, 0.1)
     c = corollary1_setting(H, 0.1, 1.0)
-    assert c.certified <= 1.0 and c.flip_probability >= 0.05 and c.n == stable_setting(H, 0.05, 0.05).n
+    assert (
+        c.certified <= 1.0 and c.flip_probability >= 0.05 and c.n == stable_setting(H, 0.05, 0.05).n
+    )
     # The notes' warning: Theorem 2's constants need about 10^7 samples or more.
     t = theorem2_setting(H, 0.1, 1.0)
     assert t.certified <= 1.0 and t.n >= 10**7
-    cert = theorem2_epsilon(H, t.n, t.subsample_size, t.inner_epsilon, t.flip_probability, disagreement=t.disagreement)
+    cert = theorem2_epsilon(
+        H, t.n, t.subsample_size, t.inner_epsilon, t.flip_probability, disagreement=t.disagreement
+    )
     assert cert.net <= 1.0 and cert.epsilon <= 1.0
     assert t.n // t.n_blocks >= epsilon_net_size(H, 0.1 / 8, 0.1 / t.n_blocks)
     assert 0 < default_flip_probability(H, 1000, 1.0) <= 0.25
@@ -315,7 +328,7 @@ def test_exact_stability_and_corollary1_privacy():
     gamma = stable_gamma(n, m, e0)
     eps = corollary1_epsilon(n, m, e0, p)
     for scale, correct in ((1.0, True), (8.0, False)):
-        diff, pairs = _worst(ref, samples, lambda s: ref.stable(s, m, e0, scale=scale))
+        diff, pairs = _worst(ref, samples, lambda s: ref.stable(s, m, e0, scale=scale))  # noqa: B023
         lr = max(log_ratio(flipped(a, p), flipped(b, p)) for a, b in pairs)
         # Flipping keeps both labels at least p likely and is exactly p + (1-2p) P.
         assert all(np.all(flipped(a, p) >= p - 1e-15) for a, _ in pairs)
@@ -406,8 +419,11 @@ def test_exact_baselines():
     (B2) by ln(1 + (1-2p)/(kp)), for teachers that are exact ERMs on fixed blocks."""
     H = Thresholds()
     k, eps = 3, 0.8
-    p = float(SubsampleAggregatePredictor(ERMClassifier(H), k, eps, aggregation="randomized_response").fit(
-        np.arange(6.0), [0, 0, 0, 1, 1, 1]).flip_probability_)
+    p = float(
+        SubsampleAggregatePredictor(ERMClassifier(H), k, eps, aggregation="randomized_response")
+        .fit(np.arange(6.0), [0, 0, 0, 1, 1, 1])
+        .flip_probability_
+    )
     rr = randomized_response_epsilon(k, p)
     assert rr <= eps
     blocks = [[0, 1], [2, 3], [4, 5]]
@@ -467,16 +483,28 @@ def test_private_samplers_match_exact():
     ref = Reference(Thresholds())
     X, y = tiny(SAMPLE)
     p = 0.125
-    cor = PrivatePredictor(Thresholds(), 5.0, flip_probability=p, subsample_size=3, inner_epsilon=0.5, rng=3).fit(X, y)
+    cor = PrivatePredictor(
+        Thresholds(), 5.0, flip_probability=p, subsample_size=3, inner_epsilon=0.5, rng=3
+    ).fit(X, y)
     counts = ones_at(cor.predict, CHECK_QUERIES, DRAWS)
     assert not outside(counts, DRAWS, flipped(_exact_at(ref.stable(SAMPLE, 3, 0.5)), p)).any()
     for f in (0.7, 1.3):
         assert outside(counts, DRAWS, flipped(_exact_at(ref.stable(SAMPLE, 3, 0.5 * f)), p)).any()
-    thm = PrivatePredictor(Thresholds(), 5.0, method="theorem2", flip_probability=p, subsample_size=3,
-                           inner_epsilon=0.6, n_blocks=2, rng=4).fit(X, y)
+    thm = PrivatePredictor(
+        Thresholds(),
+        5.0,
+        method="theorem2",
+        flip_probability=p,
+        subsample_size=3,
+        inner_epsilon=0.6,
+        n_blocks=2,
+        rng=4,
+    ).fit(X, y)
     blocks = [list(np.flatnonzero(thm._block_of == b)) for b in range(2)]
     counts = ones_at(thm.predict, CHECK_QUERIES, DRAWS)
-    assert not outside(counts, DRAWS, flipped(_exact_at(ref.theorem2(SAMPLE, 3, 0.6, blocks)), p)).any()
+    assert not outside(
+        counts, DRAWS, flipped(_exact_at(ref.theorem2(SAMPLE, 3, 0.6, blocks)), p)
+    ).any()
     for f in (0.7, 1.3):
         exact = flipped(_exact_at(ref.theorem2(SAMPLE, 3, 0.6, blocks, scale=f)), p)
         assert outside(counts, DRAWS, exact).any(), f
@@ -500,7 +528,9 @@ def test_aggregation_samplers_match_formulas():
     X = np.arange(12.0)
     y = np.array([0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1])
     for agg in ("noisy_vote", "randomized_response"):
-        clf = SubsampleAggregatePredictor(ERMClassifier(H), 4, 0.9, aggregation=agg, rng=6).fit(X, y)
+        clf = SubsampleAggregatePredictor(ERMClassifier(H), 4, 0.9, aggregation=agg, rng=6).fit(
+            X, y
+        )
         qs = np.array([2.5, 4.5, 6.5, 8.5])
         c = clf._votes(qs).sum(axis=1)
         k, eps, p = 4, 0.9, clf.flip_probability_
@@ -528,13 +558,21 @@ AUDIT_QUERIES = np.array([9.0, 10.0, 10.5, 12.0])
 
 def test_audit_private_predictors_and_a_broken_one():
     for method in ("corollary1", "theorem2"):
-        a = PrivatePredictor(Thresholds(), 1.0, method=method, flip_probability=0.1, rng=1).fit(AUDIT_X, AUDIT_Y)
-        b = PrivatePredictor(Thresholds(), 1.0, method=method, flip_probability=0.1, rng=2).fit(AUDIT_X, AUDIT_Y2)
+        a = PrivatePredictor(Thresholds(), 1.0, method=method, flip_probability=0.1, rng=1).fit(
+            AUDIT_X, AUDIT_Y
+        )
+        b = PrivatePredictor(Thresholds(), 1.0, method=method, flip_probability=0.1, rng=2).fit(
+            AUDIT_X, AUDIT_Y2
+        )
         res = audit_prediction_privacy(a, b, AUDIT_QUERIES, a.epsilon_, n=60_000, alpha=ALPHA)
         assert res.passed, res
     # Broken: a sharp selection over the whole sample without the flip, claimed as epsilon = 1.
-    a = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=1).fit(AUDIT_X, AUDIT_Y)
-    b = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=2).fit(AUDIT_X, AUDIT_Y2)
+    a = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=1).fit(
+        AUDIT_X, AUDIT_Y
+    )
+    b = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=2).fit(
+        AUDIT_X, AUDIT_Y2
+    )
     res = audit_prediction_privacy(a, b, AUDIT_QUERIES, 1.0, n=60_000, alpha=ALPHA)
     assert not res.passed and res.event is not None, res
 
@@ -545,8 +583,12 @@ def test_audit_stability_and_a_broken_claim():
     res = audit_prediction_stability(a, b, AUDIT_QUERIES, a.gamma_, n=60_000, alpha=ALPHA)
     assert res.passed and res.estimate > 0.01, res
     # Broken: a sharp selection over the whole sample (an ERM), claimed with the same gamma.
-    a = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=1).fit(AUDIT_X, AUDIT_Y)
-    b = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=2).fit(AUDIT_X, AUDIT_Y2)
+    a = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=1).fit(
+        AUDIT_X, AUDIT_Y
+    )
+    b = StablePredictor(Thresholds(), 1.0, subsample_size=20, epsilon0=20.0, rng=2).fit(
+        AUDIT_X, AUDIT_Y2
+    )
     res = audit_prediction_stability(a, b, AUDIT_QUERIES, 0.3, n=60_000, alpha=ALPHA)
     assert not res.passed and res.query >= 0, res
 
@@ -579,7 +621,10 @@ def test_accountant_charges_every_query_and_refuses_before_drawing():
     clf = PrivatePredictor(Thresholds(), 1.0, accountant=acct, rng=0).fit(X, y)
     assert acct.spent.epsilon == 0.0  # fitting releases nothing
     clf.predict(np.linspace(0, 1, 7))
-    assert acct.spent.epsilon == pytest.approx(7 * clf.epsilon_) and acct.spent.epsilon >= 7 * clf.epsilon_
+    assert (
+        acct.spent.epsilon == pytest.approx(7 * clf.epsilon_)
+        and acct.spent.epsilon >= 7 * clf.epsilon_
+    )
     assert clf.queries_answered_ == 7 and clf.privacy_spent_.epsilon >= 7 * clf.epsilon_
     state = pickle.dumps(clf._rng_)
     with pytest.raises(BudgetExceededError):
@@ -587,7 +632,9 @@ def test_accountant_charges_every_query_and_refuses_before_drawing():
     assert pickle.dumps(clf._rng_) == state and clf.queries_answered_ == 7  # nothing drawn
     assert len(acct.ledger) == 1 and "7 queries" in acct.ledger[0].label
     assert clf.predict(np.zeros(0)).shape == (0,)
-    agg = SubsampleAggregatePredictor(ERMClassifier(Thresholds()), 5, 0.5, accountant=acct, rng=0).fit(X, y)
+    agg = SubsampleAggregatePredictor(
+        ERMClassifier(Thresholds()), 5, 0.5, accountant=acct, rng=0
+    ).fit(X, y)
     agg.predict(np.linspace(0, 1, 3))
     assert acct.spent.epsilon == pytest.approx(7 * clf.epsilon_ + 1.5)
 
@@ -710,7 +757,12 @@ def _bad(make, X, y, name):
         (lambda: SubsampleAggregatePredictor(ERMClassifier(Thresholds()), 0, 1.0), "n_teachers"),
         (lambda: SubsampleAggregatePredictor(ERMClassifier(Thresholds()), 201, 1.0), "n_teachers"),
         (lambda: SubsampleAggregatePredictor(ERMClassifier(Thresholds()), 5, -1.0), "epsilon"),
-        (lambda: SubsampleAggregatePredictor(ERMClassifier(Thresholds()), 5, 1.0, aggregation="x"), "aggregation"),
+        (
+            lambda: SubsampleAggregatePredictor(
+                ERMClassifier(Thresholds()), 5, 1.0, aggregation="x"
+            ),
+            "aggregation",
+        ),
         (lambda: SubsampleAggregatePredictor("tree", 5, 1.0), "base_estimator"),
     ],
 )
@@ -731,7 +783,10 @@ def test_bad_parameters(make, name):
     ],
 )
 def test_bad_samples(X, y, name):
-    for make in (lambda: StablePredictor(Thresholds(), 1.0), lambda: PrivatePredictor(Thresholds(), 5.0)):
+    for make in (
+        lambda: StablePredictor(Thresholds(), 1.0),
+        lambda: PrivatePredictor(Thresholds(), 5.0),
+    ):
         _bad(make, X, y, name)
 
 
@@ -759,8 +814,11 @@ def test_degenerate_point_sets():
         (Halfspaces(2), np.zeros((40, 2))),
     ):
         y = np.arange(len(X)) % 2
-        for clf in (PrivatePredictor(H, 1.0, rng=0), PrivatePredictor(H, 1.0, method="theorem2", rng=0),
-                    StablePredictor(H, 0.2, rng=0)):
+        for clf in (
+            PrivatePredictor(H, 1.0, rng=0),
+            PrivatePredictor(H, 1.0, method="theorem2", rng=0),
+            StablePredictor(H, 0.2, rng=0),
+        ):
             out = clf.fit(X, y).predict(X[:10])
             assert out.shape == (10,) and set(out) <= {0, 1}
 
@@ -771,8 +829,9 @@ def test_subsample_aggregate_with_scikit_learn_and_joblib():
     g = np.random.default_rng(0)
     X = g.random((600, 3))
     y = (X[:, 0] + X[:, 1] > 1).astype(int)
-    clf = SubsampleAggregatePredictor(DecisionTreeClassifier(max_depth=3, random_state=0), 6, 2.0,
-                                      n_jobs=2, rng=0).fit(X, y)
+    clf = SubsampleAggregatePredictor(
+        DecisionTreeClassifier(max_depth=3, random_state=0), 6, 2.0, n_jobs=2, rng=0
+    ).fit(X, y)
     assert len(clf._teachers) == 6 and clf.epsilon_ == 2.0
     assert not hasattr(clf, "teachers_"), "the non-private teachers are private state"
     assert np.mean(clf.predict(X) == y) > 0.8
@@ -802,9 +861,19 @@ def test_corollary1_at_least_as_accurate_as_the_randomized_response_baseline():
     for n in (1000, 4000):
         cor = np.mean([_excess(PrivatePredictor(H, eps, rng=s), H, n, s) for s in range(3)])
         best_rr = min(
-            np.mean([_excess(SubsampleAggregatePredictor(ERMClassifier(H), k, eps,
-                                                         aggregation="randomized_response", rng=s), H, n, s)
-                     for s in range(3)])
+            np.mean(
+                [
+                    _excess(
+                        SubsampleAggregatePredictor(
+                            ERMClassifier(H), k, eps, aggregation="randomized_response", rng=s
+                        ),
+                        H,
+                        n,
+                        s,
+                    )
+                    for s in range(3)
+                ]
+            )
             for k in (5, 10, 20, 40, 80)
         )
         assert cor <= best_rr, (n, cor, best_rr)
@@ -816,13 +885,22 @@ def test_corollary1_at_least_as_accurate_as_the_randomized_response_baseline():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), m=st.integers(1, 14), grid=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), m=st.integers(1, 14), grid=st.booleans()
+)
 def test_mistakes_on_equals_prediction_loop(seed, n, m, grid):
     """``Dichotomies.mistakes_on`` (Rust: sorted prefix counts, the planar index, scans) equals
     counting each representative's mistakes with ``predict``, on continuous data and on a
     coarse grid full of ties and collinear points."""
     g = np.random.default_rng(seed)
-    for H in (Thresholds(), Thresholds("both"), Intervals(), Halfspaces(2), Rectangles(2), Points(2)):
+    for H in (
+        Thresholds(),
+        Thresholds("both"),
+        Intervals(),
+        Halfspaces(2),
+        Rectangles(2),
+        Points(2),
+    ):
         shape = (n,) if isinstance(H, (Thresholds, Intervals)) else (n, 2)
         X = g.random(shape)
         if grid:
@@ -854,11 +932,14 @@ def test_experiment_trial_and_rates():
     assert out == exp.run_trial(("intervals", 300, 0, True), 123)  # reproducible
     n = np.array([100.0, 10000.0])
     assert exp.rate("corollary1", 2, n)[0] / exp.rate("corollary1", 2, n)[1] == pytest.approx(10.0)
-    assert exp.rate("randomized_response", 2, n)[0] / exp.rate("randomized_response", 2, n)[1] == pytest.approx(100 ** (1 / 3))
+    assert exp.rate("randomized_response", 2, n)[0] / exp.rate("randomized_response", 2, n)[
+        1
+    ] == pytest.approx(100 ** (1 / 3))
 
 
 @pytest.mark.parametrize(
-    "name", ["privlearn.prediction", "privlearn.prediction._predictors", "privlearn.prediction._theory"]
+    "name",
+    ["privlearn.prediction", "privlearn.prediction._predictors", "privlearn.prediction._theory"],
 )
 def test_doctests_and_docstrings(name):
     import doctest

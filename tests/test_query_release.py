@@ -12,7 +12,6 @@ false-positive rate of 1e-6.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -22,12 +21,17 @@ from scipy import integrate, stats
 
 import privlearn.query_release as Q
 from privlearn import _core
-from privlearn.accounting import Accountant, Budget, amplify_by_subsampling, compose_basic, group_privacy
+from privlearn.accounting import (
+    Accountant,
+    Budget,
+    amplify_by_subsampling,
+    compose_basic,
+    group_privacy,
+)
 from privlearn.audit import audit
 from privlearn.errors import BudgetExceededError, HaltedError, InvalidParameterError
 from privlearn.hypotheses import FiniteClass, Halfspaces, Intervals, Points, Thresholds
 from privlearn.query_release import _session
-from privlearn.query_release._accounting import calibrate_noise_scale, calibrate_threshold
 from privlearn.query_release._learners import ClassLearner, Voter
 from privlearn.random import Generator
 from stats_helpers import ALPHA, assert_power_check, chi_square_pvalue, softmax
@@ -40,14 +44,30 @@ GOLDEN = [
     # (eps, delta, alpha, beta, m), {name: value} with the notes' significant digits
     (
         (1.0, 1e-6, 0.1, 0.1, 1000),
-        dict(cutoff=25.6413, epsilon_prime=1.0, epsilon_star=1.0, epsilon_hat=0.0689244,
-             delta_hat=1.26779e-8, noise_scale=1805.65, k=2.58048e6, threshold=93114.9,
-             epsilon_stab=2.769e-4),
+        dict(
+            cutoff=25.6413,
+            epsilon_prime=1.0,
+            epsilon_star=1.0,
+            epsilon_hat=0.0689244,
+            delta_hat=1.26779e-8,
+            noise_scale=1805.65,
+            k=2.58048e6,
+            threshold=93114.9,
+            epsilon_stab=2.769e-4,
+        ),
     ),
     (
         (0.5, 1e-5, 0.2, 0.1, 100),
-        dict(cutoff=7.58961, epsilon_prime=0.894427, epsilon_star=0.894427, epsilon_hat=0.0732772,
-             delta_hat=1.67475e-7, noise_scale=858.52, k=975072, threshold=35887.4),
+        dict(
+            cutoff=7.58961,
+            epsilon_prime=0.894427,
+            epsilon_star=0.894427,
+            epsilon_hat=0.0732772,
+            delta_hat=1.67475e-7,
+            noise_scale=858.52,
+            k=975072,
+            threshold=35887.4,
+        ),
     ),
 ]
 
@@ -72,8 +92,13 @@ def test_golden_parameters(args, golden):
 
 def test_parameters_are_not_monotone_in_m():
     # notes §4.4: (1, 1e-6, 0.1, 0.1); lambda and k fall, then rise
-    sweep = {10: (3572.9, 3.61e6), 100: (2437.7, 2.94e6), 1000: (1805.7, 2.58e6),
-             10**4: (4669.2, 7.62e6), 10**6: (40734.7, 8.40e7)}
+    sweep = {
+        10: (3572.9, 3.61e6),
+        100: (2437.7, 2.94e6),
+        1000: (1805.7, 2.58e6),
+        10**4: (4669.2, 7.62e6),
+        10**6: (40734.7, 8.40e7),
+    }
     lams = []
     for m, (lam, k) in sweep.items():
         p = Q.theory_parameters(1.0, 1e-6, 0.1, 0.1, m)
@@ -94,7 +119,9 @@ def test_group_privacy_identities(eps, delta, alpha, beta, m):
     p = Q.theory_parameters(eps, delta, alpha, beta, m)
     r = math.log(2 / delta)
     assert p.epsilon_hat * r == pytest.approx(min(1.0, p.epsilon_prime), rel=1e-12)
-    assert r * math.exp(min(1.0, p.epsilon_prime)) * p.delta_hat == pytest.approx(delta / 2, rel=1e-12)
+    assert r * math.exp(min(1.0, p.epsilon_prime)) * p.delta_hat == pytest.approx(
+        delta / 2, rel=1e-12
+    )
     # epsilon enters only through n'
     q = Q.theory_parameters(eps / 2, delta, alpha, beta, m)
     for name in ("cutoff", "epsilon_hat", "delta_hat", "noise_scale", "k", "threshold"):
@@ -139,7 +166,9 @@ def test_theory_mode_refuses_epsilon_above_one_and_small_n():
         Q.theory_parameters(1.5, 1e-6, 0.1, 0.1, 100)
     with pytest.raises(InvalidParameterError, match="n"):
         Q.theory_parameters(0.5, 1e-6, 0.1, 0.1, 100, n=50)
-    algo = Q.AgnosticQueryRelease.from_theory(Thresholds(), epsilon=0.5, delta=1e-6, alpha=0.1, beta=0.1, m=100)
+    algo = Q.AgnosticQueryRelease.from_theory(
+        Thresholds(), epsilon=0.5, delta=1e-6, alpha=0.1, beta=0.1, m=100
+    )
     with pytest.raises(InvalidParameterError, match="theory mode needs"):
         algo.plan(10**6)
 
@@ -149,10 +178,17 @@ def test_resampling_tail_is_the_exact_binomial_tail():
         for r in range(0, 12):
             exact = stats.binom.sf(r, n, 1 / n)
             got = Q.resampling_tail(n, r)
-            assert got >= exact * (1 - 1e-9) and got <= exact * (1 + 1e-9) + 1e-300, (n, r, got, exact)
+            assert got >= exact * (1 - 1e-9) and got <= exact * (1 + 1e-9) + 1e-300, (
+                n,
+                r,
+                got,
+                exact,
+            )
 
 
-@pytest.mark.parametrize("n_prime, delta", [(10, 0.12), (10, 0.3), (2, 0.3), (1000, 0.8), (10**6, 0.037)])
+@pytest.mark.parametrize(
+    "n_prime, delta", [(10, 0.12), (10, 0.3), (2, 0.3), (1000, 0.8), (10**6, 0.037)]
+)
 def test_chernoff_step_failures_are_repaired(n_prime, delta):
     # ERRATA C3: the paper's r = floor(ln(2/delta)) misses delta/2 here ...
     r_paper = math.floor(math.log(2 / delta))
@@ -169,7 +205,7 @@ def test_chernoff_step_failures_are_repaired(n_prime, delta):
 
 def test_stable_release_probability_is_the_laplace_difference_tail():
     for lam, w in [(1.0, 0.0), (2.0, 3.0), (10.0, 57.0), (1805.65, 93114.9)]:
-        dens = lambda v: stats.laplace.pdf(v, scale=lam) * stats.laplace.sf(w + v, scale=2 * lam)  # noqa: E731
+        dens = lambda v: stats.laplace.pdf(v, scale=lam) * stats.laplace.sf(w + v, scale=2 * lam)  # noqa: B023
         exact = integrate.quad(dens, -60 * lam, 60 * lam, points=[0.0, -w], limit=400, epsabs=0)[0]
         got = Q.stable_release_probability(w, lam)
         assert got == pytest.approx(exact, rel=1e-7) and got >= exact * (1 - 1e-9)
@@ -180,8 +216,12 @@ def test_svt_guarantee_rounds_and_composition():
     assert g.rounds == 5 and g.composition == "basic"
     assert g.budget.epsilon == pytest.approx(5 * 2 / 10.0, rel=1e-15) and g.budget.epsilon >= 1.0
     assert g.budget.delta == g.stable_release_delta
-    assert g.stable_release_delta == pytest.approx(100 * Q.stable_release_probability(200.0, 10.0), rel=1e-4)
-    assert Q.svt_guarantee(10.0, 4.7, 3, 200.0).rounds == 3  # never more unstable answers than queries
+    assert g.stable_release_delta == pytest.approx(
+        100 * Q.stable_release_probability(200.0, 10.0), rel=1e-4
+    )
+    assert (
+        Q.svt_guarantee(10.0, 4.7, 3, 200.0).rounds == 3
+    )  # never more unstable answers than queries
     many = Q.svt_guarantee(1000.0, 5000, 10**6, 5e4, delta_slack=1e-6)
     assert many.composition == "advanced" and many.budget.epsilon < many.rounds * many.round_epsilon
     assert many.budget.delta == pytest.approx(1e-6 + many.stable_release_delta)
@@ -194,13 +234,22 @@ def test_practical_calibration_is_tight():
     assert Q.svt_guarantee(lam * (1 - 1e-9), 6.5, 300, w, delta_slack=5e-7).budget.epsilon > 0.7
     assert Q.svt_guarantee(lam, 6.5, 300, w * (1 - 1e-6), delta_slack=5e-7).budget.delta > 1e-6
     with pytest.raises(InvalidParameterError, match="noise_scale"):
-        Q.SubsampleSVT(Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, noise_scale=lam * 0.99)
+        Q.SubsampleSVT(
+            Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, noise_scale=lam * 0.99
+        )
     with pytest.raises(InvalidParameterError, match="threshold"):
-        Q.SubsampleSVT(Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, threshold=w * 0.99)
+        Q.SubsampleSVT(
+            Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, threshold=w * 0.99
+        )
     with pytest.raises(InvalidParameterError, match="k: "):
         Q.SubsampleSVT(Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=2 * int(w), cutoff=6.5)
-    theory = Q.SubsampleSVT.from_theory(Thresholds(), epsilon=1.0, delta=1e-6, alpha=0.1, beta=0.1, m=1000)
-    assert theory.privacy <= Budget(1.0, 1e-6) and theory.k == Q.subsample_svt_parameters(1.0, 1e-6, 0.1, 1000, theory.cutoff).k
+    theory = Q.SubsampleSVT.from_theory(
+        Thresholds(), epsilon=1.0, delta=1e-6, alpha=0.1, beta=0.1, m=1000
+    )
+    assert (
+        theory.privacy <= Budget(1.0, 1e-6)
+        and theory.k == Q.subsample_svt_parameters(1.0, 1e-6, 0.1, 1000, theory.cutoff).k
+    )
 
 
 def test_agnostic_practical_chain():
@@ -214,7 +263,13 @@ def test_agnostic_practical_chain():
     # a sparse-vector stage above Lemma 3.1's (1, delta) precondition is refused (ERRATA C5)
     with pytest.raises(InvalidParameterError, match="noise_scale"):
         Q.AgnosticQueryRelease(
-            Thresholds(), epsilon=0.8, delta=1e-6, m=100, k=6000, cutoff=3, noise_scale=plan.noise_scale / 2
+            Thresholds(),
+            epsilon=0.8,
+            delta=1e-6,
+            m=100,
+            k=6000,
+            cutoff=3,
+            noise_scale=plan.noise_scale / 2,
         ).plan(5_000_000)
     with pytest.raises(InvalidParameterError, match="k = 6000"):
         algo.plan(100_000)
@@ -229,16 +284,24 @@ def test_agnostic_practical_chain():
 
 def test_universal_composition_and_budget_split():
     n = 4_000_000
-    u = Q.UniversalQueryRelease(Thresholds(), epsilon=1.0, delta=1e-6, m=500, m_o=50, k=5000, cutoff=2)
+    u = Q.UniversalQueryRelease(
+        Thresholds(), epsilon=1.0, delta=1e-6, m=500, m_o=50, k=5000, cutoff=2
+    )
     first = u.first.plan(n).privacy
     assert u.second is not None and u.second.epsilon == 0.5
     assert u.privacy(n) == compose_basic([first, Budget(0.5)])
     assert u.privacy(n) <= Budget(1.0, 1e-6)
     # m <= m_o: no second stage, the whole budget to the first (ERRATA C7)
-    v = Q.UniversalQueryRelease(Thresholds(), epsilon=1.0, delta=1e-6, m=50, m_o=50, k=5000, cutoff=2)
+    v = Q.UniversalQueryRelease(
+        Thresholds(), epsilon=1.0, delta=1e-6, m=50, m_o=50, k=5000, cutoff=2
+    )
     assert v.second is None and v.first.epsilon == 1.0 and v.privacy(n) == v.first.plan(n).privacy
-    t = Q.UniversalQueryRelease.from_theory(Thresholds(), epsilon=0.5, delta=1e-6, alpha=0.1, beta=0.1, m=10**6)
-    assert t.m_o == Q.universal_m_o(1, 0.1, 0.1) == math.ceil(32 * (math.log(10) + math.log(10)) / 0.1)
+    t = Q.UniversalQueryRelease.from_theory(
+        Thresholds(), epsilon=0.5, delta=1e-6, alpha=0.1, beta=0.1, m=10**6
+    )
+    assert (
+        t.m_o == Q.universal_m_o(1, 0.1, 0.1) == math.ceil(32 * (math.log(10) + math.log(10)) / 0.1)
+    )
     assert t.first.m == t.m_o and t.first.epsilon == 0.25 and t.second.epsilon == 0.25
 
 
@@ -283,8 +346,14 @@ def table_session(ones, k, *, lam, w, cutoff, seed, on_unstable="bottom"):
     m = len(ones)
     svt = Q.svt_guarantee(lam, cutoff, m, w)
     return _session.QuerySession(
-        learner=ClassLearner(Thresholds()), voter=TableVoter(ones, k), svt=svt, threshold=w, m=m,
-        privacy=svt.budget, on_unstable=on_unstable, rng=Generator(seed),
+        learner=ClassLearner(Thresholds()),
+        voter=TableVoter(ones, k),
+        svt=svt,
+        threshold=w,
+        m=m,
+        privacy=svt.budget,
+        on_unstable=on_unstable,
+        rng=Generator(seed),
     )
 
 
@@ -409,7 +478,9 @@ def test_random_bottom_answers_and_reproducibility():
     c = table_session(ones, k, lam=5.0, w=100.0, cutoff=5, seed=12, on_unstable="random")
     assert not np.array_equal(out, c.answer_many(np.arange(m, dtype=float)))
     with pytest.raises(InvalidParameterError, match="on_unstable"):
-        Q.SubsampleSVT(Thresholds(), epsilon=1, delta=1e-6, m=5, k=1000, cutoff=1, on_unstable="coin")
+        Q.SubsampleSVT(
+            Thresholds(), epsilon=1, delta=1e-6, m=5, k=1000, cutoff=1, on_unstable="coin"
+        )
 
 
 def test_stable_regime_answers_are_the_unanimous_vote():
@@ -511,7 +582,9 @@ def test_relabel_follows_the_exponential_mechanism(cls):
     for _ in range(draws):
         counts[index[Q.relabel(X, y, cls, rng=gen).tobytes()]] += 1
     # P(c) ∝ exp(-mistakes(c) / 2); the power check rejects a 30% error in the rate
-    assert_power_check(lambda f: chi_square_pvalue(counts, softmax(-mistakes, 0.5 * f)), f"relabel {cls}")
+    assert_power_check(
+        lambda f: chi_square_pvalue(counts, softmax(-mistakes, 0.5 * f)), f"relabel {cls}"
+    )
     del g
 
 
@@ -565,7 +638,9 @@ def test_twin_minima_breaks_subsample_and_aggregate_and_relabelling_fixes_it():
 def test_universal_release_publishes_after_m_o():
     g = np.random.default_rng(12)
     X, y = realizable(6_000_000, g, cut=0.4)
-    u = Q.UniversalQueryRelease(Thresholds(), epsilon=1.0, delta=1e-6, m=300, m_o=30, cutoff=3, split=0.2)
+    u = Q.UniversalQueryRelease(
+        Thresholds(), epsilon=1.0, delta=1e-6, m=300, m_o=30, cutoff=3, split=0.2
+    )
     acct = Accountant(Budget(1.0, 1e-6))
     s = u.start(X, y, accountant=acct, rng=3)
     q = g.random(300)
@@ -642,6 +717,7 @@ def test_semi_private_learner_audit():
             gen = Generator(int(g.integers(2**63)))
             learner = Q.SemiPrivateLearner(Thresholds(), epsilon=eps_used)
             return np.array([learner.fit(X, y, pub, rng=gen).hypothesis_.t for _ in range(size)])
+
         return sample
 
     ok = audit(run(ya, 1.0), run(yb, 1.0), claimed=1.0, n=20_000, alpha=ALPHA, rng=0)
@@ -711,8 +787,14 @@ def _svt_sampler(gaps, lam, w, broken):
         svt = Q.svt_guarantee(lam, 0, len(gaps), w)
         for i in range(size):
             s = _session.QuerySession(
-                learner=ClassLearner(Thresholds()), voter=TableVoter(ones, K_AUDIT), svt=svt,
-                threshold=w, m=len(gaps), privacy=svt.budget, on_unstable="bottom", rng=gen,
+                learner=ClassLearner(Thresholds()),
+                voter=TableVoter(ones, K_AUDIT),
+                svt=svt,
+                threshold=w,
+                m=len(gaps),
+                privacy=svt.budget,
+                on_unstable="bottom",
+                rng=gen,
             )
             out[i] = s.answer_many(queries)
         return out
@@ -725,12 +807,24 @@ def test_session_answers_audit(monkeypatch):
     # query has distance 0 and every majority is the same, so the transcripts obey the pure part
     # of the guarantee: (1, 0). The broken variant uses the paper's raw gap (sensitivity 2).
     lam, w = 2.0, 6.0
-    ok = audit(_svt_sampler(GAPS_A, lam, w, False), _svt_sampler(GAPS_B, lam, w, False),
-               claimed=(1.0, 0.0), n=80_000, alpha=ALPHA, rng=1)
+    ok = audit(
+        _svt_sampler(GAPS_A, lam, w, False),
+        _svt_sampler(GAPS_B, lam, w, False),
+        claimed=(1.0, 0.0),
+        n=80_000,
+        alpha=ALPHA,
+        rng=1,
+    )
     assert ok.passed, ok
     monkeypatch.setattr(_session, "distance_to_instability", lambda ones, k: np.abs(2 * ones - k))
-    broken = audit(_svt_sampler(GAPS_A, lam, w, True), _svt_sampler(GAPS_B, lam, w, True),
-                   claimed=(1.0, 0.0), n=80_000, alpha=ALPHA, rng=1)
+    broken = audit(
+        _svt_sampler(GAPS_A, lam, w, True),
+        _svt_sampler(GAPS_B, lam, w, True),
+        claimed=(1.0, 0.0),
+        n=80_000,
+        alpha=ALPHA,
+        rng=1,
+    )
     assert not broken.passed, broken
 
 
@@ -798,11 +892,15 @@ def test_bad_training_data():
     with pytest.raises(InvalidParameterError, match="hypothesis_class"):
         Q.AgnosticQueryRelease("thresholds", epsilon=1.0, delta=1e-6, m=10, k=1000, cutoff=2)
     with pytest.raises(InvalidParameterError, match="sample_fraction"):
-        Q.AgnosticQueryRelease(Thresholds(), epsilon=1.0, delta=1e-6, m=10, k=1000, cutoff=2, sample_fraction=0)
+        Q.AgnosticQueryRelease(
+            Thresholds(), epsilon=1.0, delta=1e-6, m=10, k=1000, cutoff=2, sample_fraction=0
+        )
     with pytest.raises(InvalidParameterError, match="X_public"):
         Q.SemiPrivateLearner(Thresholds(), epsilon=1.0).fit(X, X > 0.5, np.zeros((3, 2)))
     with pytest.raises(InvalidParameterError, match="split"):
-        Q.UniversalQueryRelease(Thresholds(), epsilon=1.0, delta=1e-6, m=10, m_o=5, k=1000, cutoff=2, split=1.0)
+        Q.UniversalQueryRelease(
+            Thresholds(), epsilon=1.0, delta=1e-6, m=10, m_o=5, k=1000, cutoff=2, split=1.0
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -825,16 +923,34 @@ def test_doctests_and_docstrings():
         _universal,
     )
 
-    for module in (Q, _accounting, _common, _stability, _subsample, _relabel, _agnostic, _semiprivate,
-                   _universal):
+    for module in (
+        Q,
+        _accounting,
+        _common,
+        _stability,
+        _subsample,
+        _relabel,
+        _agnostic,
+        _semiprivate,
+        _universal,
+    ):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
     for name in Q.__all__:
         obj = getattr(Q, name)
         assert inspect.getdoc(obj), name
-    for cls in (Q.SubsampleSVT, Q.AgnosticQueryRelease, Q.UniversalQueryRelease, Q.SemiPrivateLearner,
-                Q.DistanceToInstability):
+    for cls in (
+        Q.SubsampleSVT,
+        Q.AgnosticQueryRelease,
+        Q.UniversalQueryRelease,
+        Q.SemiPrivateLearner,
+        Q.DistanceToInstability,
+    ):
         doc = inspect.getdoc(cls)
-        assert "Privacy guarantee" in doc and "replace-one" in doc and ("Alg." in doc or "Proposition" in doc)
+        assert (
+            "Privacy guarantee" in doc
+            and "replace-one" in doc
+            and ("Alg." in doc or "Proposition" in doc)
+        )
 
 
 def test_experiment_setting_runs_and_stays_in_budget():

@@ -29,14 +29,18 @@ def test_raw_stream_matches_rust():
 
 def test_exponential_matches_rust_for_seeds():
     assert [exponential(GOLDEN_SCORES, 1.0, rng=k) for k in range(12)] == GOLDEN_EXACT
-    assert [exponential(GOLDEN_SCORES, 1.0, rng=k, numerics="fast") for k in range(12)] == GOLDEN_FAST
+    assert [
+        exponential(GOLDEN_SCORES, 1.0, rng=k, numerics="fast") for k in range(12)
+    ] == GOLDEN_FAST
     assert [exponential(GOLDEN_INT_SCORES, 1.0, rng=k) for k in range(12)] == GOLDEN_INT
 
 
 def test_int_seed_equals_fresh_generator_and_generators_advance():
     scores = np.arange(10.0)
     for seed in (0, 1, 2**64 - 1, np.uint64(7), np.int32(3)):
-        assert exponential(scores, 1.0, rng=seed) == exponential(scores, 1.0, rng=Generator(int(seed)))
+        assert exponential(scores, 1.0, rng=seed) == exponential(
+            scores, 1.0, rng=Generator(int(seed))
+        )
     g = Generator(3)
     draws = [exponential(scores, 0.1, rng=g) for _ in range(30)]
     assert len(set(draws)) > 1  # the stream advances between calls

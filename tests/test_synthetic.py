@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from privlearn import InvalidParameterError
 from privlearn.datasets import make_concept_sample, random_concept, sample_points
@@ -19,7 +20,6 @@ from privlearn.hypotheses import (
     Thresholds,
 )
 from stats_helpers import ALPHA
-from scipy import stats
 
 CLASSES = [
     Thresholds(),

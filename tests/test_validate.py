@@ -41,7 +41,11 @@ def test_check_real_accepts_numbers_in_range():
         (10**400, {}, r"^x: must be a finite number; got 1000"),
         (0.0, {"lo": 0.0, "lo_open": True}, r"^x: must be a finite number > 0; got 0.0"),
         (1.0, {"hi": 1.0, "hi_open": True}, r"^x: must be a finite number < 1; got 1.0"),
-        (2.0, {"lo": 0.0, "hi": 1.0, "lo_open": True}, r"^x: must be a finite number in \(0, 1\]; got 2.0"),
+        (
+            2.0,
+            {"lo": 0.0, "hi": 1.0, "lo_open": True},
+            r"^x: must be a finite number in \(0, 1\]; got 2.0",
+        ),
         (-0.5, {"lo": 0.0, "hi": 0.5}, r"^x: must be a finite number in \[0, 0.5\]; got -0.5"),
     ],
 )
@@ -65,7 +69,17 @@ def test_check_integer():
 
 # Values refused by every real-number check, whatever the interval: bools (numpy's too), None,
 # strings, NaN, both infinities and integers too large for a float.
-NOT_FINITE_NUMBERS = [True, False, np.bool_(True), None, "0.5", math.nan, math.inf, -math.inf, 10**400]
+NOT_FINITE_NUMBERS = [
+    True,
+    False,
+    np.bool_(True),
+    None,
+    "0.5",
+    math.nan,
+    math.inf,
+    -math.inf,
+    10**400,
+]
 
 
 def refused(check, value, name, *args, **kwargs):
@@ -108,10 +122,14 @@ def test_check_epsilon():
         assert "> 0" in refused(check_epsilon, bad, "epsilon")
     assert ">= 0" in refused(check_epsilon, -1e-300, "epsilon", zero_ok=True)
     # the default name, and None's own message
-    with pytest.raises(InvalidParameterError, match=r"^epsilon: the privacy parameter must be given") as err:
+    with pytest.raises(
+        InvalidParameterError, match=r"^epsilon: the privacy parameter must be given"
+    ) as err:
         check_epsilon(None)
     assert err.value.parameter == "epsilon"
-    assert "must be given (a finite number >= 0)" in refused(check_epsilon, None, "eps0", zero_ok=True)
+    assert "must be given (a finite number >= 0)" in refused(
+        check_epsilon, None, "eps0", zero_ok=True
+    )
 
 
 def test_check_delta():
@@ -131,7 +149,10 @@ def test_check_delta():
 def test_check_probability():
     tiny, below_one = 5e-324, math.nextafter(1.0, 0.0)
     assert check_probability(tiny, "p") == tiny and check_probability(below_one, "p") == below_one
-    assert check_probability(Fraction(1, 2), "p") == 0.5 and check_probability(np.float64(0.25), "p") == 0.25
+    assert (
+        check_probability(Fraction(1, 2), "p") == 0.5
+        and check_probability(np.float64(0.25), "p") == 0.25
+    )
     assert "(0, 1)" in refused(check_probability, 0.0, "p")
     assert "(0, 1)" in refused(check_probability, 1.0, "p")
     # each end is included on request only
@@ -139,17 +160,24 @@ def test_check_probability():
     refused(check_probability, 1.0, "p", zero_ok=True)
     assert check_probability(1, "p", one_ok=True) == 1.0
     assert "(0, 1]" in refused(check_probability, 0.0, "p", one_ok=True)
-    assert "[0, 1]" in refused(check_probability, math.nextafter(1.0, 2.0), "p", zero_ok=True, one_ok=True)
+    assert "[0, 1]" in refused(
+        check_probability, math.nextafter(1.0, 2.0), "p", zero_ok=True, one_ok=True
+    )
     refused(check_probability, -1e-300, "p", zero_ok=True, one_ok=True)
     # a smaller upper end (a flip probability, a noise rate): one_ok includes it
     assert check_probability(0.5, "p", one_ok=True, hi=0.5) == 0.5
-    assert "(0, 0.5]" in refused(check_probability, math.nextafter(0.5, 1.0), "p", one_ok=True, hi=0.5)
+    assert "(0, 0.5]" in refused(
+        check_probability, math.nextafter(0.5, 1.0), "p", one_ok=True, hi=0.5
+    )
     assert "(0, 0.5)" in refused(check_probability, 0.5, "p", hi=0.5)
 
 
 def test_check_positive():
     assert check_positive(5e-324, "scale") == 5e-324 and check_positive(10**300, "scale") == 1e300
-    assert check_positive(Fraction(3, 2), "scale") == 1.5 and check_positive(np.int8(2), "scale") == 2.0
+    assert (
+        check_positive(Fraction(3, 2), "scale") == 1.5
+        and check_positive(np.int8(2), "scale") == 2.0
+    )
     for bad in (0, 0.0, -0.0, -5e-324, -3):
         assert "a finite number > 0" in refused(check_positive, bad, "scale")
 
@@ -171,7 +199,9 @@ def test_check_real_exact_refuses_rationals_a_float_cannot_hold():
     assert check_real(0.1, "x", exact=True) == 0.1  # a float is exactly itself
     assert check_real(np.float32(0.1), "x", exact=True) == float(np.float32(0.1))
     for bad in (Fraction(1, 3), Fraction(1, 10), 2**53 + 1, np.int64(2**53 + 1)):
-        with pytest.raises(InvalidParameterError, match=r"^x: must be exactly representable as a float") as err:
+        with pytest.raises(
+            InvalidParameterError, match=r"^x: must be exactly representable as a float"
+        ) as err:
             check_real(bad, "x", exact=True)
         assert err.value.parameter == "x"
     assert check_real(Fraction(1, 3), "x") == 1 / 3  # rounded without exact=True
@@ -192,7 +222,10 @@ def test_check_accountant():
     assert check_accountant(acct) is acct and check_accountant(None) is None
     for bad in (Budget(1.0), 1.0, "accountant", object()):
         message = refused(check_accountant, bad, "accountant")
-        assert f"must be None or a privlearn.accounting.Accountant, got {type(bad).__name__}" in message
+        assert (
+            f"must be None or a privlearn.accounting.Accountant, got {type(bad).__name__}"
+            in message
+        )
     with pytest.raises(InvalidParameterError, match=r"^accountant: ") as err:
         check_accountant(Budget(1.0))  # the default name
     assert err.value.parameter == "accountant"

@@ -17,10 +17,27 @@ NAME = "wu-regression"
 #: Orderings with |z| well above the threshold in the quick run (z between 3.2 and 12 at seed 0);
 #: the full run checks all of them (see the experiment's orderings table).
 STABLE = [
-    "1-di", "1-oracle", "1-tuned_r1", "1-tuned_r2", "1-obj_di", "1-obj_tuned", "1-op_tight",
-    "3-0.1", "4-tuned_r1-0.1", "4-tuned_r1-0.5", "4-tuned_r2-0.1", "4-tuned_r2-0.5",
-    "5-di", "5-oracle", "5-op_tight", "7-tuned_r1-0.5-mse", "7-di-0.5-mse", "7-op_tight-0.5-mse",
-    "7-tuned_r1-5-mse", "7-di-5-mse", "7-op_tight-5-mse",
+    "1-di",
+    "1-oracle",
+    "1-tuned_r1",
+    "1-tuned_r2",
+    "1-obj_di",
+    "1-obj_tuned",
+    "1-op_tight",
+    "3-0.1",
+    "4-tuned_r1-0.1",
+    "4-tuned_r1-0.5",
+    "4-tuned_r2-0.1",
+    "4-tuned_r2-0.5",
+    "5-di",
+    "5-oracle",
+    "5-op_tight",
+    "7-tuned_r1-0.5-mse",
+    "7-di-0.5-mse",
+    "7-op_tight-0.5-mse",
+    "7-tuned_r1-5-mse",
+    "7-di-5-mse",
+    "7-op_tight-5-mse",
 ]
 
 
@@ -47,15 +64,23 @@ def test_quick_run_writes_every_file(quick):
 
 def test_quick_run_numbers_are_sane(quick):
     mse = Table.read_csv(quick / "mse.csv")
-    rows = {(m, e): g for m, e, g in zip(mse.column("method"), mse.column("epsilon"), mse.column("geomean_mse"))}
+    rows = {
+        (m, e): g
+        for m, e, g in zip(mse.column("method"), mse.column("epsilon"), mse.column("geomean_mse"))
+    }
     eps = wu.EPSILONS_QUICK
     assert len(rows) == len(wu.METHODS) * len(eps)
     nonpriv = rows[("non_private", eps[0])]
     assert 0.55 < nonpriv < 0.7  # least squares on the z-scored dose
     for key in ("di", "oracle", "op_tight", "obj_di"):
-        assert nonpriv < rows[(key, eps[-1])] < 1.3 * nonpriv, key  # close to non-private at large eps
+        assert nonpriv < rows[(key, eps[-1])] < 1.3 * nonpriv, (
+            key
+        )  # close to non-private at large eps
     mi = Table.read_csv(quick / "model-inversion.csv")
-    acc = {(m, e): a for m, e, a in zip(mi.column("method"), mi.column("epsilon"), mi.column("mean_accuracy"))}
+    acc = {
+        (m, e): a
+        for m, e, a in zip(mi.column("method"), mi.column("epsilon"), mi.column("mean_accuracy"))
+    }
     assert acc[("non_private", eps[0])] > 0.44
     assert all(0.2 < a < 0.55 for a in acc.values())
 
@@ -72,7 +97,9 @@ def test_paired_z_and_verdicts():
     gap, z = wu.paired_z(a, a * 2, log=True)
     assert gap == pytest.approx(np.log(2)) and z > 1e6
     gap, z = wu.paired_z(a, a + np.array([1.0, 1.2, 0.8, 1.0]), log=False)
-    assert gap == pytest.approx(1.0) and z == pytest.approx(1.0 / (np.std([1.0, 1.2, 0.8, 1.0], ddof=1) / 2))
+    assert gap == pytest.approx(1.0) and z == pytest.approx(
+        1.0 / (np.std([1.0, 1.2, 0.8, 1.0], ddof=1) / 2)
+    )
     assert wu._verdict(2.5) == "holds" and wu._verdict(-2.5) == "fails"
     assert wu._verdict(0.5) == "holds (not significant)" and wu._verdict(float("nan")) == "n/a"
     mean, lo, hi = wu.summary(np.array([1.0, np.e, np.e**2, np.nan]), log=True)

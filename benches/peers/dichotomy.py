@@ -130,11 +130,24 @@ def rows(quick: bool) -> List[Row]:
     as_set = lambda a: {tuple(int(w) for w in row) for row in a}  # noqa: E731
     assert as_set(numpy_halfspaces_2d(small)) == as_set(Halfspaces(2).dichotomies(small).packed)
     out.append(
-        Row("halfspaces in R^2, 1000 points (999,002 labelings)", t_rs,
-            "numpy: sides of every pair's line, packbits", t_np, ">= 30x")
+        Row(
+            "halfspaces in R^2, 1000 points (999,002 labelings)",
+            t_rs,
+            "numpy: sides of every pair's line, packbits",
+            t_np,
+            ">= 30x",
+        )
     )
     t_stream = best_time(lambda: sum(len(c) for c in Halfspaces(2).iter_dichotomies(X)), reps)
-    out.append(Row("halfspaces in R^2, 1000 points, streamed in 64K chunks", t_stream, "-", None, "reported"))
+    out.append(
+        Row(
+            "halfspaces in R^2, 1000 points, streamed in 64K chunks",
+            t_stream,
+            "-",
+            None,
+            "reported",
+        )
+    )
     t_count = best_time(lambda: Halfspaces(2).count_dichotomies(X), reps)
     out.append(Row("halfspaces in R^2, 1000 points, count only", t_count, "-", None, "reported"))
 
@@ -142,11 +155,23 @@ def rows(quick: bool) -> List[Row]:
     t_iv = best_time(lambda: Intervals().dichotomies(x), reps)
     t_np_b = best_time(lambda: numpy_intervals_broadcast(x), 1)
     t_np_i = best_time(lambda: numpy_intervals_incremental(x), 1 if quick else 3)
-    assert np.array_equal(numpy_intervals_incremental(x[:300]), Intervals().dichotomies(x[:300]).packed)
-    assert np.array_equal(numpy_intervals_broadcast(x[:300]), Intervals().dichotomies(x[:300]).packed)
+    assert np.array_equal(
+        numpy_intervals_incremental(x[:300]), Intervals().dichotomies(x[:300]).packed
+    )
+    assert np.array_equal(
+        numpy_intervals_broadcast(x[:300]), Intervals().dichotomies(x[:300]).packed
+    )
     name = "intervals, 2000 points (2,001,001 labelings)"
     out.append(Row(name, t_iv, "numpy: broadcast i <= rank <= j, packbits", t_np_b, ">= 30x"))
-    out.append(Row(name, t_iv, "numpy: incremental bitsets (OR-accumulate per left end)", t_np_i, "reported"))
+    out.append(
+        Row(
+            name,
+            t_iv,
+            "numpy: incremental bitsets (OR-accumulate per left end)",
+            t_np_i,
+            "reported",
+        )
+    )
 
     P = parity_points(1024, 20, 64, seed=1)
     assert Parities(64).rank(P) == 20
@@ -155,8 +180,13 @@ def rows(quick: bool) -> List[Row]:
     basis = Parities(64).dichotomies(P[:, :64]).packed[[1 << k for k in range(20)]]
     t_np_par = best_time(lambda: numpy_parities(basis), reps)
     out.append(
-        Row("parities, 1024 points of rank 20 (2^20 labelings), per labeling", per_label,
-            "numpy: reflected Gray code, per labeling", t_np_par / (1 << 20), "<= 100 ns")
+        Row(
+            "parities, 1024 points of rank 20 (2^20 labelings), per labeling",
+            per_label,
+            "numpy: reflected Gray code, per labeling",
+            t_np_par / (1 << 20),
+            "<= 100 ns",
+        )
     )
 
     xt = rng.random(100_000)
@@ -166,16 +196,38 @@ def rows(quick: bool) -> List[Row]:
         order = np.argsort(xt, kind="stable")
         words = -(-len(xt) // 64)
         onehot = np.zeros((len(xt), words), dtype=np.uint64)
-        onehot[np.arange(len(xt)), order // 64] = np.left_shift(np.uint64(1), (order % 64).astype(np.uint64))
+        onehot[np.arange(len(xt)), order // 64] = np.left_shift(
+            np.uint64(1), (order % 64).astype(np.uint64)
+        )
         full = np.bitwise_or.reduce(onehot, axis=0)
         return np.vstack([full, full ^ np.bitwise_xor.accumulate(onehot, axis=0)])
 
     t_np_thr = best_time(numpy_thresholds, 1)
-    out.append(Row("thresholds, 10^5 points (10^5 + 1 labelings)", t_thr, "numpy: XOR-accumulate of one-hot rows", t_np_thr, "reported"))
+    out.append(
+        Row(
+            "thresholds, 10^5 points (10^5 + 1 labelings)",
+            t_thr,
+            "numpy: XOR-accumulate of one-hot rows",
+            t_np_thr,
+            "reported",
+        )
+    )
 
     d = Halfspaces(2).dichotomies(X)
     y = X[:, 0] > X[:, 1]
     t_mis = best_time(lambda: d.mistakes(y), reps)
-    t_np_mis = best_time(lambda: np.bitwise_count(d.packed ^ _pack(y[None, :])[0]).sum(axis=1), reps) if hasattr(np, "bitwise_count") else None
-    out.append(Row("mistakes of 999,002 halfspace labelings (1000 points)", t_mis, "numpy: bitwise_count of XOR", t_np_mis, "reported"))
+    t_np_mis = (
+        best_time(lambda: np.bitwise_count(d.packed ^ _pack(y[None, :])[0]).sum(axis=1), reps)
+        if hasattr(np, "bitwise_count")
+        else None
+    )
+    out.append(
+        Row(
+            "mistakes of 999,002 halfspace labelings (1000 points)",
+            t_mis,
+            "numpy: bitwise_count of XOR",
+            t_np_mis,
+            "reported",
+        )
+    )
     return out

@@ -35,7 +35,9 @@ def _numpy_em(scores: np.ndarray, a: float, rng: np.random.Generator) -> int:
     return int(np.searchsorted(c, rng.random() * c[-1], side="right"))
 
 
-def numpy_halfspace_mistakes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, block: int = 16) -> np.ndarray:
+def numpy_halfspace_mistakes(
+    W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, block: int = 16
+) -> np.ndarray:
     """0-1 mistakes of every halfspace (float signs, not exact), by blocks of candidates:
     ``W_block @ X.T + b`` (BLAS), ``>= 0``, ``!= y``, ``count_nonzero`` along the points. The
     block of 16 candidates is the fastest of the sizes and layouts we tried (4 to 4096
@@ -63,7 +65,9 @@ def numpy_threshold_mistakes_sorted(t: np.ndarray, x: np.ndarray, y: np.ndarray)
     return below_pos + (len(x) - k) - (pos[-1] - below_pos)
 
 
-def numpy_threshold_mistakes_broadcast(t: np.ndarray, x: np.ndarray, y: np.ndarray, block: int = 2048) -> np.ndarray:
+def numpy_threshold_mistakes_broadcast(
+    t: np.ndarray, x: np.ndarray, y: np.ndarray, block: int = 2048
+) -> np.ndarray:
     out = np.empty(t.size, dtype=np.int64)
     yb = y.astype(bool)[None, :]
     for s in range(0, t.size, block):
@@ -88,25 +92,64 @@ def rows(quick: bool) -> List[Row]:
     cands = LinearCandidates(W, b)
     est = ExponentialMechanismERM("zero_one", cands, eps, rng=gen)
     # Same scores (up to exactly decided boundary points): a correctness check, not timed.
-    assert np.array_equal(
-        -est._scores(X, y)[0], numpy_halfspace_mistakes(W, b, X, y)
-    ), "privlearn and numpy disagree on the mistakes"
+    assert np.array_equal(-est._scores(X, y)[0], numpy_halfspace_mistakes(W, b, X, y)), (
+        "privlearn and numpy disagree on the mistakes"
+    )
     t_pl = best_time(lambda: est.fit(X, y), reps)
     nprng = np.random.default_rng(1)
-    t_np = best_time(lambda: _numpy_em(-numpy_halfspace_mistakes(W, b, X, y).astype(np.float64), eps / 4, nprng), reps)
+    t_np = best_time(
+        lambda: _numpy_em(-numpy_halfspace_mistakes(W, b, X, y).astype(np.float64), eps / 4, nprng),
+        reps,
+    )
     label = f"EM-ERM, 0-1 loss, {n_cands:.0e} halfspaces in R^2 x 1e4 points".replace("+0", "")
-    out.append(Row(label, t_pl, "numpy: blocks of 16 candidates, W @ X.T + b, >= 0, != y, count_nonzero; float EM", t_np, ">= 10x"))
+    out.append(
+        Row(
+            label,
+            t_pl,
+            "numpy: blocks of 16 candidates, W @ X.T + b, >= 0, != y, count_nonzero; float EM",
+            t_np,
+            ">= 10x",
+        )
+    )
 
     t = np.sort(g.uniform(-0.1, 1.1, n_cands))
     x1 = g.random(n_points)
     y1 = ((x1 > 0.4) ^ (g.random(n_points) < 0.1)).astype(np.int64)
     est1 = ExponentialMechanismERM("zero_one", ThresholdCandidates(t), eps, rng=gen)
-    assert np.array_equal(-est1._scores(x1.reshape(-1, 1), y1)[0], numpy_threshold_mistakes_sorted(t, x1, y1))
+    assert np.array_equal(
+        -est1._scores(x1.reshape(-1, 1), y1)[0], numpy_threshold_mistakes_sorted(t, x1, y1)
+    )
     t_pl1 = best_time(lambda: est1.fit(x1, y1), reps)
-    t_sorted = best_time(lambda: _numpy_em(-numpy_threshold_mistakes_sorted(t, x1, y1).astype(np.float64), eps / 4, nprng), reps)
+    t_sorted = best_time(
+        lambda: _numpy_em(
+            -numpy_threshold_mistakes_sorted(t, x1, y1).astype(np.float64), eps / 4, nprng
+        ),
+        reps,
+    )
     label1 = f"EM-ERM, 0-1 loss, {n_cands:.0e} thresholds x 1e4 points".replace("+0", "")
-    out.append(Row(label1, t_pl1, "numpy: broadcast x >= t in blocks, != y, count_nonzero; float EM",
-                   best_time(lambda: _numpy_em(-numpy_threshold_mistakes_broadcast(t, x1, y1).astype(np.float64), eps / 4, nprng), 1),
-                   ">= 10x"))
-    out.append(Row(label1, t_pl1, "numpy: sort, searchsorted, cumulative counts (same algorithm); float EM", t_sorted, "reported"))
+    out.append(
+        Row(
+            label1,
+            t_pl1,
+            "numpy: broadcast x >= t in blocks, != y, count_nonzero; float EM",
+            best_time(
+                lambda: _numpy_em(
+                    -numpy_threshold_mistakes_broadcast(t, x1, y1).astype(np.float64),
+                    eps / 4,
+                    nprng,
+                ),
+                1,
+            ),
+            ">= 10x",
+        )
+    )
+    out.append(
+        Row(
+            label1,
+            t_pl1,
+            "numpy: sort, searchsorted, cumulative counts (same algorithm); float EM",
+            t_sorted,
+            "reported",
+        )
+    )
     return out

@@ -43,11 +43,21 @@ def rows(quick: bool) -> List[Row]:
         t_scipy = best_time(lambda: logsumexp(x), reps)
         out.append(Row(name, t_fast, "scipy.special.logsumexp alone", t_scipy, ">= 10x"))
         t_lse = best_time(lambda: log_sum_exp(x), reps)
-        out.append(Row("log_sum_exp, 1e7 float64", t_lse, "scipy.special.logsumexp", t_scipy, "reported"))
+        out.append(
+            Row("log_sum_exp, 1e7 float64", t_lse, "scipy.special.logsumexp", t_scipy, "reported")
+        )
     except ImportError:
         out.append(Row(name, t_fast, "scipy", None, ">= 10x", note="pip install scipy"))
     t_exact_f = best_time(lambda: exponential(x, 1.0, rng=gen), reps)
-    out.append(Row("exponential, exact path, 1e7 float64", t_exact_f, "numpy float composition (not exact)", t_np, "reported"))
+    out.append(
+        Row(
+            "exponential, exact path, 1e7 float64",
+            t_exact_f,
+            "numpy float composition (not exact)",
+            t_np,
+            "reported",
+        )
+    )
 
     u = -nprng.integers(0, 1000, 1_000_000)
     t_exact = best_time(lambda: exponential(u, 1.0, rng=gen), reps)
@@ -66,7 +76,11 @@ def rows(quick: bool) -> List[Row]:
         out.append(Row(name, t_exact, "OpenDP make_noisy_max (exact, Gumbel)", t_odp, ">= 100x"))
         rnm = dp.m.make_noisy_max(domain, metric, dp.max_divergence(), scale=2.0)
         t_rnm = best_time(lambda: rnm(u_list), 1 if quick else 2)
-        out.append(Row(name, t_exact, "OpenDP make_noisy_max (exact, exponential noise)", t_rnm, "reported"))
+        out.append(
+            Row(
+                name, t_exact, "OpenDP make_noisy_max (exact, exponential noise)", t_rnm, "reported"
+            )
+        )
         small = [int(v) for v in u[:10]]
         t_odp_small = per_call(lambda: em(small), number=200)
     except ImportError:
@@ -75,6 +89,16 @@ def rows(quick: bool) -> List[Row]:
     s10 = np.arange(10.0)
     t_call = per_call(lambda: exponential(s10, 1.0, rng=gen), number=20_000)
     t_call_none = per_call(lambda: exponential(s10, 1.0), number=20_000)
-    out.append(Row("exponential, exact, 10 scores, per call (shared Generator)", t_call, "OpenDP make_noisy_max, 10 scores", t_odp_small, "<= 5 us"))
-    out.append(Row("exponential, exact, 10 scores, per call (rng=None)", t_call_none, "-", None, "<= 5 us"))
+    out.append(
+        Row(
+            "exponential, exact, 10 scores, per call (shared Generator)",
+            t_call,
+            "OpenDP make_noisy_max, 10 scores",
+            t_odp_small,
+            "<= 5 us",
+        )
+    )
+    out.append(
+        Row("exponential, exact, 10 scores, per call (rng=None)", t_call_none, "-", None, "<= 5 us")
+    )
     return out

@@ -81,13 +81,27 @@ print(json.dumps({"best": best, "rank": rank}))
 """
 
 
-def privlearn_time(n: int, reps: int, op: str = "rref", threads: Optional[int] = None) -> Tuple[float, Optional[int]]:
+def privlearn_time(
+    n: int, reps: int, op: str = "rref", threads: Optional[int] = None
+) -> Tuple[float, Optional[int]]:
     env = dict(os.environ)
     if threads is not None:
         env["RAYON_NUM_THREADS"] = str(threads)
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(HARNESS.parent.parent), str(n), str(reps), str(SEED), op],
-        env=env, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(HARNESS.parent.parent),
+            str(n),
+            str(reps),
+            str(SEED),
+            op,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     res = json.loads(out.stdout.strip().splitlines()[-1])
     return float(res["best"]), res["rank"]
@@ -96,7 +110,9 @@ def privlearn_time(n: int, reps: int, op: str = "rref", threads: Optional[int] =
 def _m4ri_description() -> str:
     version = "unknown version"
     try:
-        v = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libm4ri-dev"], capture_output=True, text=True)
+        v = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Version}", "libm4ri-dev"], capture_output=True, text=True
+        )
         if v.returncode == 0 and v.stdout:
             version = v.stdout.strip()
     except OSError:
@@ -111,24 +127,44 @@ def _m4ri_description() -> str:
 
 def build_harness(workdir: Path) -> Tuple[Optional[Path], str]:
     """Compiles the C harness against libm4ri; returns (binary, description) or (None, why)."""
-    if not M4RI_HEADER.exists() and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        print("gf2: libm4ri-dev is missing; installing it with apt-get (benchmark only)", file=sys.stderr)
+    if (
+        not M4RI_HEADER.exists()
+        and hasattr(os, "geteuid")
+        and os.geteuid() == 0
+        and shutil.which("apt-get")
+    ):
+        print(
+            "gf2: libm4ri-dev is missing; installing it with apt-get (benchmark only)",
+            file=sys.stderr,
+        )
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "install", "-y", "-q", "libm4ri-dev"], env=env, capture_output=True, timeout=600)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-q", "libm4ri-dev"],
+            env=env,
+            capture_output=True,
+            timeout=600,
+        )
     if not M4RI_HEADER.exists():
         return None, "M4RI absent: install libm4ri-dev (Debian/Ubuntu) to compare"
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         return None, "no C compiler (cc) to build the M4RI harness"
     binary = workdir / "m4ri_echelon"
-    res = subprocess.run([cc, "-O2", str(HARNESS), "-o", str(binary), "-lm4ri"], capture_output=True, text=True)
+    res = subprocess.run(
+        [cc, "-O2", str(HARNESS), "-o", str(binary), "-lm4ri"], capture_output=True, text=True
+    )
     if res.returncode != 0:
         return None, f"could not build the M4RI harness: {res.stderr.strip()[:200]}"
     return binary, _m4ri_description()
 
 
 def m4ri_time(binary: Path, n: int, reps: int, algo: str = "echelonize") -> Tuple[float, int]:
-    out = subprocess.run([str(binary), str(n), str(reps), str(SEED), algo], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(binary), str(n), str(reps), str(SEED), algo],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     fields = dict(kv.split("=", 1) for kv in out.stdout.split())
     return float(fields["best_s"]), int(fields["rank"])
 
@@ -150,19 +186,54 @@ def rows(quick: bool) -> List[Row]:
                     theirs.append(t)
             t_ours = min(ours)
             if binary is None:
-                out.append(Row(name + ", 1 thread", t_ours, "M4RI mzd_echelonize", None, TARGET_M4RI, note=desc))
+                out.append(
+                    Row(
+                        name + ", 1 thread",
+                        t_ours,
+                        "M4RI mzd_echelonize",
+                        None,
+                        TARGET_M4RI,
+                        note=desc,
+                    )
+                )
                 continue
-            agree = "ranks agree" if rank_ours == rank_theirs else f"RANKS DIFFER {rank_ours} vs {rank_theirs}"
-            out.append(Row(name + ", 1 thread", t_ours, "M4RI mzd_echelonize(A, full=1), 1 thread", min(theirs),
-                           TARGET_M4RI, note=f"{desc}; same matrix, {agree}"))
+            agree = (
+                "ranks agree"
+                if rank_ours == rank_theirs
+                else f"RANKS DIFFER {rank_ours} vs {rank_theirs}"
+            )
+            out.append(
+                Row(
+                    name + ", 1 thread",
+                    t_ours,
+                    "M4RI mzd_echelonize(A, full=1), 1 thread",
+                    min(theirs),
+                    TARGET_M4RI,
+                    note=f"{desc}; same matrix, {agree}",
+                )
+            )
             t_par, _ = privlearn_time(n, reps)
-            out.append(Row(name + f", {os.cpu_count()} threads", t_par, "M4RI, 1 thread (no OpenMP)", min(theirs),
-                           "reported"))
+            out.append(
+                Row(
+                    name + f", {os.cpu_count()} threads",
+                    t_par,
+                    "M4RI, 1 thread (no OpenMP)",
+                    min(theirs),
+                    "reported",
+                )
+            )
         if binary is not None:
             t_mul, _ = privlearn_time(4096, 3 if quick else 5, op="mul", threads=1)
             t_mm, _ = m4ri_time(binary, 4096, 3 if quick else 5, algo="mul")
-            out.append(Row("product 4096x4096 @ 4096x4096, 1 thread", t_mul, "M4RI mzd_mul, 1 thread", t_mm,
-                           "reported"))
+            out.append(
+                Row(
+                    "product 4096x4096 @ 4096x4096, 1 thread",
+                    t_mul,
+                    "M4RI mzd_mul, 1 thread",
+                    t_mm,
+                    "reported",
+                )
+            )
 
     # galois at n = 2048: one run each (galois takes seconds).
     n = 2048
@@ -174,11 +245,27 @@ def rows(quick: bool) -> List[Row]:
         t0 = time.perf_counter()
         a.row_reduce()
         t_galois = time.perf_counter() - t0
-        out.append(Row(f"rref, random dense {n}x{n}, 1 thread", t_ours, "galois FieldArray.row_reduce", t_galois,
-                       ">= 100x", note="galois timed once (one run takes seconds)"))
+        out.append(
+            Row(
+                f"rref, random dense {n}x{n}, 1 thread",
+                t_ours,
+                "galois FieldArray.row_reduce",
+                t_galois,
+                ">= 100x",
+                note="galois timed once (one run takes seconds)",
+            )
+        )
     except ImportError:
-        out.append(Row(f"rref, random dense {n}x{n}, 1 thread", t_ours, "galois", None, ">= 100x",
-                       note="pip install galois"))
+        out.append(
+            Row(
+                f"rref, random dense {n}x{n}, 1 thread",
+                t_ours,
+                "galois",
+                None,
+                ">= 100x",
+                note="pip install galois",
+            )
+        )
     return out
 
 

@@ -35,20 +35,49 @@ def rows(quick: bool) -> List[Row]:
         import opendp.prelude as dp
 
         dp.enable_features("contrib")
-        meas = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=1.0)
+        meas = dp.m.make_laplace(
+            dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=1.0
+        )
         small = [0] * 100_000
         t_odp = best_time(lambda: meas(small), 1 if quick else 2) * 10  # per 1e6 samples
-        out.append(Row(name, t_dlap, "OpenDP make_laplace on ints (exact), rate scaled to 1e6", t_odp, ">= 100x"))
-        scalar = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+        out.append(
+            Row(
+                name,
+                t_dlap,
+                "OpenDP make_laplace on ints (exact), rate scaled to 1e6",
+                t_odp,
+                ">= 100x",
+            )
+        )
+        scalar = dp.m.make_laplace(
+            dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0
+        )
         t_odp_call = per_call(lambda: scalar(1.0), number=200)
     except ImportError:
         out.append(Row(name, t_dlap, "OpenDP", None, ">= 100x", note="pip install opendp"))
         t_odp_call = None
-    out.append(Row("laplace, exact, one scalar call (shared Generator)", t_call, "OpenDP make_laplace, scalar float call", t_odp_call, "<= 5 us"))
+    out.append(
+        Row(
+            "laplace, exact, one scalar call (shared Generator)",
+            t_call,
+            "OpenDP make_laplace, scalar float call",
+            t_odp_call,
+            "<= 5 us",
+        )
+    )
     out.append(Row("laplace, exact, one scalar call (rng=None)", t_call_none, "-", None, "<= 5 us"))
 
     nprng = np.random.default_rng(0)
     t_l2 = best_time(lambda: M.l2_laplace_noise(100, 1.0, size=100_000, rng=gen), reps)
     t_np = best_time(lambda: _numpy_l2_laplace(nprng, 100_000, 100, 1.0), reps)
-    out.append(Row("l2_laplace_noise, 1e5 vectors of dim 100", t_l2, "numpy (gamma, standard_normal, norm)", t_np, ">= 0.5x", note="target: within 2x of numpy"))
+    out.append(
+        Row(
+            "l2_laplace_noise, 1e5 vectors of dim 100",
+            t_l2,
+            "numpy (gamma, standard_normal, norm)",
+            t_np,
+            ">= 0.5x",
+            note="target: within 2x of numpy",
+        )
+    )
     return out

@@ -56,7 +56,11 @@ def _select(keys: List[Optional[bytes]]) -> Optional[bytes]:
         return None
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     second = ranked[1][1] if len(ranked) > 1 else 0
-    return ranked[0][0] if stable_argmax([ranked[0][1], second], EPS, DELTA, rng=0) is not None else None
+    return (
+        ranked[0][0]
+        if stable_argmax([ranked[0][1], second], EPS, DELTA, rng=0) is not None
+        else None
+    )
 
 
 def _subsamples(n: int) -> range:
@@ -95,7 +99,11 @@ def numpy_packed(X: np.ndarray, Y: np.ndarray) -> Optional[np.ndarray]:
         sol = np.unpackbits(M[:DIM].view(np.uint8), axis=1, bitorder="little")[:, DIM : DIM + K]
         keys.append(np.packbits(sol).tobytes())
     best = _select(keys)
-    return None if best is None else np.unpackbits(np.frombuffer(best, np.uint8))[: DIM * K].reshape(DIM, K)
+    return (
+        None
+        if best is None
+        else np.unpackbits(np.frombuffer(best, np.uint8))[: DIM * K].reshape(DIM, K)
+    )
 
 
 def numpy_bytes(X: np.ndarray, Y: np.ndarray) -> Optional[np.ndarray]:
@@ -120,10 +128,16 @@ def numpy_bytes(X: np.ndarray, Y: np.ndarray) -> Optional[np.ndarray]:
             ok = False
         keys.append(np.packbits(M[:DIM, DIM:]).tobytes() if ok else None)
     best = _select(keys)
-    return None if best is None else np.unpackbits(np.frombuffer(best, np.uint8))[: DIM * K].reshape(DIM, K)
+    return (
+        None
+        if best is None
+        else np.unpackbits(np.frombuffer(best, np.uint8))[: DIM * K].reshape(DIM, K)
+    )
 
 
-def galois_subsamples(X: np.ndarray, Y: np.ndarray, count: int) -> Tuple[float, List[Optional[bytes]]]:
+def galois_subsamples(
+    X: np.ndarray, Y: np.ndarray, count: int
+) -> Tuple[float, List[Optional[bytes]]]:
     """Seconds for the first ``count`` subsamples with galois, and their candidates."""
     import galois
 
@@ -166,11 +180,27 @@ def rows(quick: bool) -> List[Row]:
         target = np.packbits(S).tobytes()
         assert any(k is not None for k in keys) and all(k is None or k == target for k in keys)
         t_gal = t_part * T / count
-        out.append(Row(name, t_ours, "galois: GF(2) row_reduce(ncols=256) per subsample", t_gal, TARGET,
-                       note=f"timed on {count} of the {T} subsamples, scaled"))
+        out.append(
+            Row(
+                name,
+                t_ours,
+                "galois: GF(2) row_reduce(ncols=256) per subsample",
+                t_gal,
+                TARGET,
+                note=f"timed on {count} of the {T} subsamples, scaled",
+            )
+        )
     except ImportError:
         out.append(Row(name, t_ours, "galois", None, TARGET, note="pip install galois"))
 
     per = best_time(lambda: learner.fit(X[: DIM + 3], Y[: DIM + 3]), 5)
-    out.append(Row("ParityMultiLearner, one subsample (259 x 1256 bits), fit from numpy", per, "-", None, "reported"))
+    out.append(
+        Row(
+            "ParityMultiLearner, one subsample (259 x 1256 bits), fit from numpy",
+            per,
+            "-",
+            None,
+            "reported",
+        )
+    )
     return out

@@ -29,7 +29,9 @@ from privlearn.prediction import PrivatePredictor
 from .common import Row, best_time
 
 
-def numpy_halfspace_mistakes(params: np.ndarray, X: np.ndarray, y: np.ndarray, block: int = 256) -> np.ndarray:
+def numpy_halfspace_mistakes(
+    params: np.ndarray, X: np.ndarray, y: np.ndarray, block: int = 256
+) -> np.ndarray:
     W, b = params[:, :2], params[:, 2]
     out = np.empty(len(params), dtype=np.int64)
     yb = y.astype(bool)
@@ -82,9 +84,16 @@ def rows(quick: bool) -> List[Row]:
     assert np.array_equal(d.mistakes_on(X, y), numpy_halfspace_mistakes(d.params, X, y))
     t_ours = best_time(lambda: d.mistakes_on(X, y), reps)
     t_np = best_time(lambda: numpy_halfspace_mistakes(d.params, X, y), reps)
-    out.append(Row(f"scoring {len(d)} planar halfspace representatives on 10^4 points (exact)", t_ours,
-                   "numpy: W X^T + b (BLAS, float) in blocks, count_nonzero", t_np, ">= 5x",
-                   note="includes laying out the points for the exact 0-1 kernel"))
+    out.append(
+        Row(
+            f"scoring {len(d)} planar halfspace representatives on 10^4 points (exact)",
+            t_ours,
+            "numpy: W X^T + b (BLAS, float) in blocks, count_nonzero",
+            t_np,
+            ">= 5x",
+            note="includes laying out the points for the exact 0-1 kernel",
+        )
+    )
 
     n = 1_000_000
     x = g.random(n)
@@ -94,8 +103,15 @@ def rows(quick: bool) -> List[Row]:
     assert np.array_equal(d.mistakes_on(x, yi), sc.mistakes(d.params))
     t_ours = best_time(lambda: d.mistakes_on(x, yi), reps)
     t_np = best_time(lambda: SortedIntervals(x, yi.astype(np.int64)).mistakes(d.params), reps)
-    out.append(Row(f"scoring {len(d)} interval representatives on 10^6 points", t_ours,
-                   "numpy: argsort, cumsum, searchsorted (same algorithm)", t_np, "reported"))
+    out.append(
+        Row(
+            f"scoring {len(d)} interval representatives on 10^6 points",
+            t_ours,
+            "numpy: argsort, cumsum, searchsorted (same algorithm)",
+            t_np,
+            "reported",
+        )
+    )
 
     n, q = 100_000, 200
     x = g.random(n)
@@ -104,12 +120,31 @@ def rows(quick: bool) -> List[Row]:
     queries = g.random(q)
     t_ours = best_time(lambda: clf.predict(queries), reps) / q
     gg = np.random.default_rng(1)
-    t_np = best_time(
-        lambda: _numpy_predict(Intervals(), x, yi.astype(np.int64), queries, clf.subsample_size_,
-                               clf.inner_epsilon_, clf.flip_probability_, gg), max(1, reps // 2)) / q
-    out.append(Row(f"one private prediction (Corollary 1, intervals, n = 10^5, m = {clf.subsample_size_})",
-                   t_ours, "Python loop over queries: privlearn enumeration + EM, numpy scoring", t_np,
-                   "reported"))
+    t_np = (
+        best_time(
+            lambda: _numpy_predict(
+                Intervals(),
+                x,
+                yi.astype(np.int64),
+                queries,
+                clf.subsample_size_,
+                clf.inner_epsilon_,
+                clf.flip_probability_,
+                gg,
+            ),
+            max(1, reps // 2),
+        )
+        / q
+    )
+    out.append(
+        Row(
+            f"one private prediction (Corollary 1, intervals, n = 10^5, m = {clf.subsample_size_})",
+            t_ours,
+            "Python loop over queries: privlearn enumeration + EM, numpy scoring",
+            t_np,
+            "reported",
+        )
+    )
 
     n, q = 10_000, 20
     X = g.random((n, 2))
@@ -117,10 +152,29 @@ def rows(quick: bool) -> List[Row]:
     clf = PrivatePredictor(Halfspaces(2), 1.0, rng=0).fit(X, y)
     queries = g.random((q, 2))
     t_ours = best_time(lambda: clf.predict(queries), reps) / q
-    t_np = best_time(
-        lambda: _numpy_predict(Halfspaces(2), X, y, queries, clf.subsample_size_, clf.inner_epsilon_,
-                               clf.flip_probability_, gg), max(1, reps // 2)) / q
-    out.append(Row(f"one private prediction (Corollary 1, planar halfspaces, n = 10^4, m = {clf.subsample_size_})",
-                   t_ours, "Python loop over queries: privlearn enumeration + EM, numpy BLAS scoring", t_np,
-                   ">= 3x"))
+    t_np = (
+        best_time(
+            lambda: _numpy_predict(
+                Halfspaces(2),
+                X,
+                y,
+                queries,
+                clf.subsample_size_,
+                clf.inner_epsilon_,
+                clf.flip_probability_,
+                gg,
+            ),
+            max(1, reps // 2),
+        )
+        / q
+    )
+    out.append(
+        Row(
+            f"one private prediction (Corollary 1, planar halfspaces, n = 10^4, m = {clf.subsample_size_})",
+            t_ours,
+            "Python loop over queries: privlearn enumeration + EM, numpy BLAS scoring",
+            t_np,
+            ">= 3x",
+        )
+    )
     return out

@@ -89,12 +89,30 @@ def rows(quick: bool) -> List[Row]:
     t_pl = best_time(lambda: ens.votes(queries), reps)
     t_ss = best_time(lambda: np.searchsorted(sorted_cuts, queries[:, 0], side="right"), reps)
     name = "ensemble votes: 10^5 thresholds on 10^4 queries"
-    out.append(Row(name, t_pl, "numpy searchsorted on the sorted cuts (same algorithm)", t_ss, ">= 1x"))
+    out.append(
+        Row(name, t_pl, "numpy searchsorted on the sorted cuts (same algorithm)", t_ss, ">= 1x")
+    )
     small = queries[:1000, 0]
-    t_bc = best_time(lambda: sum((small[s : s + 100, None] >= cuts[None, :]).sum(axis=1).sum() for s in range(0, 1000, 100)), 1)
-    out.append(Row(name, t_pl, "numpy broadcast (q >= t).sum, per 10^4 queries", t_bc * 10, ">= 100x"))
+    t_bc = best_time(
+        lambda: sum(
+            (small[s : s + 100, None] >= cuts[None, :]).sum(axis=1).sum()
+            for s in range(0, 1000, 100)
+        ),
+        1,
+    )
+    out.append(
+        Row(name, t_pl, "numpy broadcast (q >= t).sum, per 10^4 queries", t_bc * 10, ">= 100x")
+    )
     t_build = best_time(lambda: _core.HypothesisEnsemble(GE, params), reps)
-    out.append(Row("ensemble of 10^5 thresholds: build (sort the cuts)", t_build, "numpy sort", best_time(lambda: np.sort(cuts), reps), "reported"))
+    out.append(
+        Row(
+            "ensemble of 10^5 thresholds: build (sort the cuts)",
+            t_build,
+            "numpy sort",
+            best_time(lambda: np.sort(cuts), reps),
+            "reported",
+        )
+    )
 
     kh = 10_000
     W = g.normal(size=(kh, 2))
@@ -103,8 +121,15 @@ def rows(quick: bool) -> List[Row]:
     Q2 = g.normal(size=(10_000, 2))
     t_hs = best_time(lambda: hs.votes(Q2), reps)
     t_mm = best_time(lambda: ((Q2 @ W.T + B) >= 0).sum(axis=1), reps)
-    out.append(Row("ensemble votes: 10^4 halfspaces in R^2 on 10^4 queries (exact signs)", t_hs,
-                   "numpy float matmul (not exact at the boundary)", t_mm, "reported"))
+    out.append(
+        Row(
+            "ensemble votes: 10^4 halfspaces in R^2 on 10^4 queries (exact signs)",
+            t_hs,
+            "numpy float matmul (not exact at the boundary)",
+            t_mm,
+            "reported",
+        )
+    )
 
     n_blocks, size = 10_000, 100
     x = g.random(n_blocks * size)
@@ -124,11 +149,20 @@ def rows(quick: bool) -> List[Row]:
 
     xr = g.random(1_000_000)
     yr = (xr >= 0.3) ^ (g.random(len(xr)) < 0.2)
-    assert np.array_equal(_core.threshold_labeling_mistakes(xr, yr, "ge"), numpy_threshold_mistakes(xr, yr))
+    assert np.array_equal(
+        _core.threshold_labeling_mistakes(xr, yr, "ge"), numpy_threshold_mistakes(xr, yr)
+    )
     t_rl = best_time(lambda: _core.threshold_labeling_mistakes(xr, yr, "ge"), reps)
     t_np_rl = best_time(lambda: numpy_threshold_mistakes(xr, yr), reps)
-    out.append(Row("relabelling score: mistakes of all 10^6 + 1 threshold labelings of 10^6 points", t_rl,
-                   "numpy: unique, bincount, cumulative sums", t_np_rl, ">= 1x"))
+    out.append(
+        Row(
+            "relabelling score: mistakes of all 10^6 + 1 threshold labelings of 10^6 points",
+            t_rl,
+            "numpy: unique, bincount, cumulative sums",
+            t_np_rl,
+            ">= 1x",
+        )
+    )
 
     n_priv = 2_000_000 if quick else 10_000_000
     xs = g.random(n_priv)
@@ -136,14 +170,32 @@ def rows(quick: bool) -> List[Row]:
     cand = np.r_[-np.inf, np.sort(g.random(1000)), np.inf]
     cp = np.column_stack([cand, np.ones(len(cand))])
     X1 = xs[:, None]
-    assert np.array_equal(_core.representative_mistakes(GE, cp, X1, ys), numpy_candidate_mistakes(cand, xs, ys))
+    assert np.array_equal(
+        _core.representative_mistakes(GE, cp, X1, ys), numpy_candidate_mistakes(cand, xs, ys)
+    )
     t_sc = best_time(lambda: _core.representative_mistakes(GE, cp, X1, ys), reps)
     t_np_sc = best_time(lambda: numpy_candidate_mistakes(cand, xs, ys), reps)
-    out.append(Row(f"semi-private score: 1002 thresholds on {n_priv:,} private points", t_sc,
-                   "numpy: argsort, searchsorted, cumulative sums", t_np_sc, ">= 1x"))
+    out.append(
+        Row(
+            f"semi-private score: 1002 thresholds on {n_priv:,} private points",
+            t_sc,
+            "numpy: argsort, searchsorted, cumulative sums",
+            t_np_sc,
+            ">= 1x",
+        )
+    )
 
     t_wor = best_time(lambda: _core.sample_indices(10_000_000, 1_000_000, False, 1), reps)
-    t_np_wor = best_time(lambda: np.random.default_rng(1).choice(10_000_000, 1_000_000, replace=False), reps)
-    out.append(Row("uniform subset of 10^6 of 10^7 indices (exact, ChaCha20)", t_wor,
-                   "numpy Generator.choice(replace=False) (PCG64)", t_np_wor, "reported"))
+    t_np_wor = best_time(
+        lambda: np.random.default_rng(1).choice(10_000_000, 1_000_000, replace=False), reps
+    )
+    out.append(
+        Row(
+            "uniform subset of 10^6 of 10^7 indices (exact, ChaCha20)",
+            t_wor,
+            "numpy Generator.choice(replace=False) (PCG64)",
+            t_np_wor,
+            "reported",
+        )
+    )
     return out

@@ -64,15 +64,22 @@ def warfarin_mse(reps: int, peer_factory: Any = None) -> List[Tuple[float, float
         ours, peer = [], {True: [], False: []}
         for r, (tr, va) in enumerate(splits):
             model = OutputPerturbationRegressor(
-                eps, alpha="auto", radius=1.0, sensitivity_bound="tight",
-                data_norm=DATA_NORM, label_bound=LABEL_BOUND, rng=1000 * k + r,
+                eps,
+                alpha="auto",
+                radius=1.0,
+                sensitivity_bound="tight",
+                data_norm=DATA_NORM,
+                label_bound=LABEL_BOUND,
+                rng=1000 * k + r,
             ).fit(X[tr], y[tr])
             ours.append(np.mean((model.predict(X[va]) - y[va]) ** 2))
             if peer_factory is not None:
                 for intercept in (True, False):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        m = peer_factory(eps, bounds_X, bounds_y, intercept, 1000 * k + r).fit(X[tr], y[tr])
+                        m = peer_factory(eps, bounds_X, bounds_y, intercept, 1000 * k + r).fit(
+                            X[tr], y[tr]
+                        )
                         peer[intercept].append(np.mean((m.predict(X[va]) - y[va]) ** 2))
         if peer_factory is None:
             out.append((eps, float(np.mean(ours)), math.nan, math.nan))
@@ -82,7 +89,9 @@ def warfarin_mse(reps: int, peer_factory: Any = None) -> List[Tuple[float, float
     return out
 
 
-def breast_cancer_error(reps: int, peer_factory: Any = None) -> List[Tuple[float, float, float, float]]:
+def breast_cancer_error(
+    reps: int, peer_factory: Any = None
+) -> List[Tuple[float, float, float, float]]:
     """``(eps, objective-perturbation error, output-perturbation error, peer error)``."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
@@ -99,8 +108,17 @@ def breast_cancer_error(reps: int, peer_factory: Any = None) -> List[Tuple[float
             Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
             seed = 1000 * k + r
             models = [
-                ObjectivePerturbationClassifier(eps, data_norm=norm, fit_intercept=True, classes=[0, 1], rng=seed),
-                OutputPerturbationClassifier(eps, data_norm=norm, sensitivity_bound="tight", fit_intercept=True, classes=[0, 1], rng=seed),
+                ObjectivePerturbationClassifier(
+                    eps, data_norm=norm, fit_intercept=True, classes=[0, 1], rng=seed
+                ),
+                OutputPerturbationClassifier(
+                    eps,
+                    data_norm=norm,
+                    sensitivity_bound="tight",
+                    fit_intercept=True,
+                    classes=[0, 1],
+                    rng=seed,
+                ),
             ]
             if peer_factory is not None:
                 models.append(peer_factory(eps, norm, seed))
@@ -108,7 +126,14 @@ def breast_cancer_error(reps: int, peer_factory: Any = None) -> List[Tuple[float
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     errs[i].append(1.0 - m.fit(Xtr, ytr).score(Xte, yte))
-        out.append((eps, float(np.mean(errs[0])), float(np.mean(errs[1])), float(np.mean(errs[2])) if errs[2] else math.nan))
+        out.append(
+            (
+                eps,
+                float(np.mean(errs[0])),
+                float(np.mean(errs[1])),
+                float(np.mean(errs[2])) if errs[2] else math.nan,
+            )
+        )
     return out
 
 
@@ -116,7 +141,9 @@ def _diffprivlib() -> Tuple[Callable[..., Any], Callable[..., Any]]:
     from diffprivlib.models import LinearRegression, LogisticRegression
 
     def linear(eps: float, bx: Any, by: Any, intercept: bool, seed: int) -> Any:
-        return LinearRegression(epsilon=eps, bounds_X=bx, bounds_y=by, fit_intercept=intercept, random_state=seed)
+        return LinearRegression(
+            epsilon=eps, bounds_X=bx, bounds_y=by, fit_intercept=intercept, random_state=seed
+        )
 
     def logistic(eps: float, norm: float, seed: int) -> Any:
         return LogisticRegression(epsilon=eps, data_norm=norm, random_state=seed)
@@ -137,12 +164,33 @@ def rows(quick: bool) -> List[Row]:
     for eps, ours, peer, peer_median in warfarin_mse(reps, linear):
         target = ">= 2x" if eps <= 1 else ">= 1x"
         note = peer_note or f"median {peer_median:.3g}; mean of {reps} splits"
-        out.append(Row(f"warfarin MSE, eps={eps:g}: OutputPerturbationRegressor (tight, data-independent)",
-                       ours, "diffprivlib LinearRegression", None if math.isnan(peer) else peer, target, note=note, unit="MSE"))
+        out.append(
+            Row(
+                f"warfarin MSE, eps={eps:g}: OutputPerturbationRegressor (tight, data-independent)",
+                ours,
+                "diffprivlib LinearRegression",
+                None if math.isnan(peer) else peer,
+                target,
+                note=note,
+                unit="MSE",
+            )
+        )
     for eps, obj, outp, peer in breast_cancer_error(reps, logistic):
-        for name, err in (("ObjectivePerturbationClassifier", obj), ("OutputPerturbationClassifier (tight)", outp)):
-            out.append(Row(f"breast cancer test error, eps={eps:g}: {name}", err, "diffprivlib LogisticRegression",
-                           None if math.isnan(peer) else peer, ">= 1x", note=peer_note, unit="error"))
+        for name, err in (
+            ("ObjectivePerturbationClassifier", obj),
+            ("OutputPerturbationClassifier (tight)", outp),
+        ):
+            out.append(
+                Row(
+                    f"breast cancer test error, eps={eps:g}: {name}",
+                    err,
+                    "diffprivlib LogisticRegression",
+                    None if math.isnan(peer) else peer,
+                    ">= 1x",
+                    note=peer_note,
+                    unit="error",
+                )
+            )
 
     X, y = load_warfarin(return_X_y=True)
     from sklearn.linear_model import Ridge
@@ -152,6 +200,14 @@ def rows(quick: bool) -> List[Row]:
     number = 200 if quick else 1000
     t_ours = per_call(lambda: model.fit(X, y), number)
     t_ridge = per_call(lambda: ridge.fit(X, y), number)
-    out.append(Row("fit, 4,819 x 14 warfarin rows: OutputPerturbationRegressor", t_ours, "sklearn Ridge.fit", t_ridge,
-                   ">= 0.5x", note="target: at most 2x Ridge's time"))
+    out.append(
+        Row(
+            "fit, 4,819 x 14 warfarin rows: OutputPerturbationRegressor",
+            t_ours,
+            "sklearn Ridge.fit",
+            t_ridge,
+            ">= 0.5x",
+            note="target: at most 2x Ridge's time",
+        )
+    )
     return out

@@ -66,7 +66,9 @@ print(best)
 def _one_thread_scores(reps: int) -> float:
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     src = _ONE_THREAD.format(n=N_USERS, c=COALITION, m=LENGTH, reps=reps)
-    out = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", src], env=env, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip())
 
 
@@ -75,7 +77,7 @@ def rows(quick: bool) -> List[Row]:
     out: List[Row] = []
     gen = Generator(1)
     nprng = np.random.default_rng(0)
-    size = f"n = 1e5 users x m = 1e4 positions"
+    size = "n = 1e5 users x m = 1e4 positions"
 
     # Generation --------------------------------------------------------------------------
     t_gen = best_time(lambda: TardosCode(N_USERS, COALITION, 1e-3, length=LENGTH, rng=gen), reps)
@@ -84,15 +86,25 @@ def rows(quick: bool) -> List[Row]:
     bits = np.empty((N_USERS, LENGTH), dtype=bool)
     peers: Dict[str, Callable[[], object]] = {
         "numpy rng.random(float32) < p, row blocks": lambda: _numpy_generate_f32(nprng, p, bits),
-        "numpy rng.integers(uint32) < p * 2^32, row blocks": lambda: _numpy_generate_u32(nprng, p, bits),
+        "numpy rng.integers(uint32) < p * 2^32, row blocks": lambda: _numpy_generate_u32(
+            nprng, p, bits
+        ),
     }
     times = {name: best_time(fn, 1 if quick else 2) for name, fn in peers.items()}
     best = min(times, key=times.__getitem__)
-    out.append(Row(f"Tardos generation, {size} (packed, exact, ChaCha20)", t_gen, best, times[best], ">= 5x"))
+    out.append(
+        Row(
+            f"Tardos generation, {size} (packed, exact, ChaCha20)",
+            t_gen,
+            best,
+            times[best],
+            ">= 5x",
+        )
+    )
     for name, t in times.items():
         if name != best:
             out.append(Row(f"Tardos generation, {size}", t_gen, name, t, "reported"))
-    del bits
+    bits = None  # free the matrix before the tracing benchmarks
 
     # Tracing ------------------------------------------------------------------------------
     word = pirate(code, list(range(COALITION)), "majority", rng=gen)
@@ -107,14 +119,16 @@ def rows(quick: bool) -> List[Row]:
     peers = {
         "numpy uint8 matrix @ float32 vector": lambda: x8 @ w32 + const,
         "numpy uint8 matrix @ float64 vector": lambda: x8 @ w64 + const,
-        "numpy uint8 matrix @ float32 vector, row blocks": lambda: _numpy_scores_blocked(x8, w32, const),
+        "numpy uint8 matrix @ float32 vector, row blocks": lambda: _numpy_scores_blocked(
+            x8, w32, const
+        ),
     }
     times = {name: best_time(fn, 1 if quick else 2) for name, fn in peers.items()}
     x32 = x8.astype(np.float32)
     times["numpy float32 matrix (pre-expanded, 32x memory) @ float32 vector (sgemv)"] = best_time(
         lambda: x32 @ w32 + const, 2 if quick else 3
     )
-    del x32
+    x32 = None
     best = min(times, key=times.__getitem__)
     out.append(Row(f"Tardos tracing (all scores), {size}", t_scores, best, times[best], ">= 5x"))
     for name, t in times.items():
@@ -123,8 +137,14 @@ def rows(quick: bool) -> List[Row]:
     out.append(Row(f"Tardos trace (scores + accusation), {size}", t_trace, "-", None, "reported"))
     t_one = _one_thread_scores(reps)
     per_entry = t_one / (N_USERS * LENGTH)
-    out.append(Row(
-        f"Tardos tracing, one thread (RAYON_NUM_THREADS=1), {size}", t_one, "-", None,
-        "<= 300 ms", note=f"{per_entry * 1e9:.3f} ns per user-position; target 0.3 ns",
-    ))
+    out.append(
+        Row(
+            f"Tardos tracing, one thread (RAYON_NUM_THREADS=1), {size}",
+            t_one,
+            "-",
+            None,
+            "<= 300 ms",
+            note=f"{per_entry * 1e9:.3f} ns per user-position; target 0.3 ns",
+        )
+    )
     return out

@@ -29,7 +29,6 @@ import numpy as np
 
 from .errors import InvalidParameterError
 
-
 __all__ = [
     "check_choice",
     "check_delta",

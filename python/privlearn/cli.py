@@ -71,24 +71,28 @@ def _build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument(
         "--list", action="store_true", help="list the experiments (name, paper, title) and exit"
     )
+    reproduce.add_argument("--quick", action="store_true", help="reduced runs (fewer repetitions)")
     reproduce.add_argument(
-        "--quick", action="store_true", help="reduced runs (fewer repetitions)"
-    )
-    reproduce.add_argument(
-        "--out", metavar="DIR", default=DEFAULT_OUT,
+        "--out",
+        metavar="DIR",
+        default=DEFAULT_OUT,
         help=f"output directory (default: {DEFAULT_OUT})",
     )
     reproduce.add_argument(
-        "--seed", metavar="S", type=_seed, default=0,
+        "--seed",
+        metavar="S",
+        type=_seed,
+        default=0,
         help="root seed, or 'none' for OS entropy (default: 0)",
     )
     reproduce.add_argument(
-        "--n-jobs", metavar="J", type=_n_jobs, default=1,
+        "--n-jobs",
+        metavar="J",
+        type=_n_jobs,
+        default=1,
         help="parallel joblib workers, -1 for all cores (default: 1)",
     )
-    reproduce.add_argument(
-        "--no-progress", action="store_true", help="do not show progress bars"
-    )
+    reproduce.add_argument("--no-progress", action="store_true", help="do not show progress bars")
     return parser
 
 
@@ -128,7 +132,10 @@ def _reproduce(args: argparse.Namespace) -> int:
         return _EXIT_USAGE
 
     options = dict(
-        out_dir=Path(args.out), quick=args.quick, seed=args.seed, n_jobs=args.n_jobs,
+        out_dir=Path(args.out),
+        quick=args.quick,
+        seed=args.seed,
+        n_jobs=args.n_jobs,
         progress=not args.no_progress,
     )
     try:
@@ -138,8 +145,10 @@ def _reproduce(args: argparse.Namespace) -> int:
                 print(f"{name}: results written to {dest}")
         else:
             index = run_all(**options)
-            print(f"results of {len(known)} experiment{'s' if len(known) != 1 else ''} "
-                  f"written to {index.parent} (index: {index})")
+            print(
+                f"results of {len(known)} experiment{'s' if len(known) != 1 else ''} "
+                f"written to {index.parent} (index: {index})"
+            )
     except InvalidParameterError as err:
         print(f"privlearn reproduce: {err}", file=sys.stderr)
         return _EXIT_USAGE
@@ -165,4 +174,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 130
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover (argparse checks)
     return _EXIT_USAGE  # pragma: no cover
-

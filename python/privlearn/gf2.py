@@ -41,7 +41,16 @@ from ._validate import check_integer
 from .errors import InvalidParameterError
 from .random import RngLike
 
-__all__ = ["GF2Matrix", "MatrixLike", "rank", "rref", "solve", "nullspace", "inverse", "learn_parity"]
+__all__ = [
+    "GF2Matrix",
+    "MatrixLike",
+    "rank",
+    "rref",
+    "solve",
+    "nullspace",
+    "inverse",
+    "learn_parity",
+]
 
 
 def _words_per_row(cols: int) -> int:
@@ -61,7 +70,8 @@ def _bits(data: Any, name: str, ndim: Optional[int] = 2) -> np.ndarray:
         if arr.size == 0:
             return np.zeros(arr.shape, dtype=np.uint8)
         raise InvalidParameterError(
-            f"{name}: must hold zeros and ones (a bool or integer dtype), got dtype {arr.dtype}", name
+            f"{name}: must hold zeros and ones (a bool or integer dtype), got dtype {arr.dtype}",
+            name,
         )
     if arr.size and not bool(((arr == 0) | (arr == 1)).all()):
         raise InvalidParameterError(f"{name}: must hold only zeros and ones", name)
@@ -160,7 +170,8 @@ class GF2Matrix:
         arr = np.asarray(words)
         if arr.ndim != 2:
             raise InvalidParameterError(
-                f"words: must be two-dimensional (rows, words per row), got shape {arr.shape}", "words"
+                f"words: must be two-dimensional (rows, words per row), got shape {arr.shape}",
+                "words",
             )
         wpr = _words_per_row(cols)
         if arr.shape[1] != wpr:
@@ -170,7 +181,9 @@ class GF2Matrix:
         if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
             raise InvalidParameterError("words: must be non-negative integers", "words")
         if arr.dtype.kind not in "iu" and arr.size:
-            raise InvalidParameterError(f"words: must be uint64 words, got dtype {arr.dtype}", "words")
+            raise InvalidParameterError(
+                f"words: must be uint64 words, got dtype {arr.dtype}", "words"
+            )
         out = np.array(arr, dtype=np.uint64, order="C", copy=True).reshape(arr.shape[0], wpr)
         if wpr and cols % 64 and bool((out[:, -1] >> np.uint64(cols % 64)).any()):
             raise InvalidParameterError(
@@ -370,7 +383,9 @@ class GF2Matrix:
     def __add__(self, other: Any) -> "GF2Matrix":
         b = _as_matrix(other, "other")
         if b.shape != self.shape:
-            raise InvalidParameterError(f"other: shapes differ: {self.shape} and {b.shape}", "other")
+            raise InvalidParameterError(
+                f"other: shapes differ: {self.shape} and {b.shape}", "other"
+            )
         return GF2Matrix._wrap(self._words ^ b._words, self._cols)
 
     __radd__ = __add__

@@ -155,6 +155,16 @@ class FiniteMember:
 # --------------------------------------------------------------------------------------------
 
 
+def check_hypothesis_class(value: Any, name: str = "hypothesis_class") -> "HypothesisClass":
+    """``value`` if it is a class of this module (:class:`HypothesisClass`); the one check of a
+    hypothesis-class argument, used by every family."""
+    if not isinstance(value, HypothesisClass):
+        raise InvalidParameterError(
+            f"{name}: must be a class from privlearn.hypotheses, got {type(value).__name__}", name
+        )
+    return value
+
+
 def _real_array(X: Any, name: str) -> np.ndarray:
     try:
         a = np.asarray(X)
@@ -162,7 +172,8 @@ def _real_array(X: Any, name: str) -> np.ndarray:
         raise InvalidParameterError(f"{name}: must be an array of numbers ({exc})", name) from exc
     if a.dtype.kind not in "biuf":
         raise InvalidParameterError(
-            f"{name}: must hold real numbers (a float, int or bool dtype), got dtype {a.dtype}", name
+            f"{name}: must hold real numbers (a float, int or bool dtype), got dtype {a.dtype}",
+            name,
         )
     f = a.astype(np.float64)
     if a.dtype.kind in "iu" and a.size and not np.array_equal(f.astype(a.dtype), a):
@@ -286,7 +297,9 @@ class Dichotomies:
     def _index(self, i: int) -> int:
         n = len(self)
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
-            raise InvalidParameterError(f"i: must be an integer index in [-{n}, {n}), got {i!r}", "i")
+            raise InvalidParameterError(
+                f"i: must be an integer index in [-{n}, {n}), got {i!r}", "i"
+            )
         return int(i) % n
 
     def hypothesis(self, i: int) -> Hypothesis:
@@ -375,7 +388,10 @@ class Dichotomies:
                 self.hypothesis(bad)  # raises the class's error
             params = np.ascontiguousarray(self.params, dtype=np.float64)
             return _core.representative_mistakes(h._spec(), params, Xc, yb)
-        return np.array([int(np.count_nonzero(h._predict(hh, Xc) != yb)) for hh in self.hypotheses()], dtype=np.int64)
+        return np.array(
+            [int(np.count_nonzero(h._predict(hh, Xc) != yb)) for hh in self.hypotheses()],
+            dtype=np.int64,
+        )
 
     def argmin(self, y: Any, sample_weight: Any = None) -> int:
         """Index of the first labeling of minimal (exact, weighted) disagreement with ``y``."""
@@ -589,8 +605,7 @@ class _Real(HypothesisClass):
         return h
 
     @abc.abstractmethod
-    def _htype(self) -> type:
-        ...
+    def _htype(self) -> type: ...
 
 
 class Thresholds(_Real):
@@ -897,7 +912,9 @@ class Points(_Real):
         p = (h.p,) if isinstance(h.p, (int, float, np.integer, np.floating)) else h.p
         arr = np.asarray(p, dtype=np.float64)
         if arr.shape != (self._dim,):
-            raise InvalidParameterError(f"h: must be a point of dimension {self._dim}, got {h!r}", "h")
+            raise InvalidParameterError(
+                f"h: must be a point of dimension {self._dim}, got {h!r}", "h"
+            )
         return arr
 
     def _check_h(self, h: Any) -> Hypothesis:
@@ -986,10 +1003,14 @@ class Parities(HypothesisClass):
         return Parity(tuple(int(i) for i in np.flatnonzero(bits)), self._dim)
 
     def _check_h(self, h: Any) -> Hypothesis:
-        if not isinstance(h, Parity) or h.dim != self._dim or any(
-            not 0 <= i < self._dim for i in h.support
+        if (
+            not isinstance(h, Parity)
+            or h.dim != self._dim
+            or any(not 0 <= i < self._dim for i in h.support)
         ):
-            raise InvalidParameterError(f"h: must be a Parity of dimension {self._dim}, got {h!r}", "h")
+            raise InvalidParameterError(
+                f"h: must be a Parity of dimension {self._dim}, got {h!r}", "h"
+            )
         return h
 
     def _predict(self, h: Parity, X: np.ndarray) -> np.ndarray:
@@ -1034,7 +1055,9 @@ class FiniteClass(HypothesisClass):
                     "labels",
                 )
             if m.shape[0] == 0:
-                raise InvalidParameterError("labels: the class must hold at least one hypothesis", "labels")
+                raise InvalidParameterError(
+                    "labels: the class must hold at least one hypothesis", "labels"
+                )
             self._matrix = _readonly(np.ascontiguousarray(m.astype(bool)))
             self.size = int(m.shape[0])
         self._vc: Optional[int] = None
@@ -1069,7 +1092,9 @@ class FiniteClass(HypothesisClass):
             return a
         a = np.asarray(X)
         if a.ndim != 1 or a.dtype.kind not in "biuf":
-            raise InvalidParameterError(f"X: must be a 1-D array of domain indices, got shape {a.shape}", "X")
+            raise InvalidParameterError(
+                f"X: must be a 1-D array of domain indices, got shape {a.shape}", "X"
+            )
         M = self._matrix.shape[1]
         if not np.all((a >= 0) & (a < M) & (a == np.floor(a))):
             raise InvalidParameterError(f"X: must hold domain indices, integers in [0, {M})", "X")
@@ -1085,7 +1110,8 @@ class FiniteClass(HypothesisClass):
             v = np.asarray(h(X))
             if v.shape != (n,) or not np.all((v == 0) | (v == 1)):
                 raise InvalidParameterError(
-                    f"labels: callable {r} must map X to {n} labels 0/1, got shape {v.shape}", "labels"
+                    f"labels: callable {r} must map X to {n} labels 0/1, got shape {v.shape}",
+                    "labels",
                 )
             rows.append(v.astype(bool))
         return np.ascontiguousarray(np.stack(rows))

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 T = TypeVar("T")
 
+
 def _charged(
     accountant: "Optional[Accountant]",
     epsilon: float,
@@ -202,8 +203,6 @@ def log_sum_exp(x: "ArrayLike") -> float:
     return _core.log_sum_exp(x)
 
 
-
-
 def laplace(
     value: "ArrayLike",
     sensitivity: float,
@@ -263,7 +262,13 @@ def laplace(
     >>> abs(noisy_count - 42) < 30
     True
     """
-    return _charged(accountant, epsilon, 0.0, "laplace", lambda: _core.laplace(value, sensitivity, epsilon, rng, numerics))
+    return _charged(
+        accountant,
+        epsilon,
+        0.0,
+        "laplace",
+        lambda: _core.laplace(value, sensitivity, epsilon, rng, numerics),
+    )
 
 
 def gaussian(
@@ -348,7 +353,9 @@ def gaussian_sigma(
     return _core.gaussian_sigma(sensitivity, epsilon, delta, dim, numerics, calibration)
 
 
-def discrete_laplace(value: "ArrayLike", scale: float, *, rng: "RngLike" = None) -> Union[int, "np.ndarray"]:
+def discrete_laplace(
+    value: "ArrayLike", scale: float, *, rng: "RngLike" = None
+) -> Union[int, "np.ndarray"]:
     r"""Integer ``value`` plus exact discrete Laplace noise: ``P(Z = z) ∝ exp(-|z| / scale)``.
 
     Sampled exactly (Canonne, Kamath and Steinke, NeurIPS 2020, Algorithm 2) from random bits,
@@ -372,7 +379,9 @@ def discrete_laplace(value: "ArrayLike", scale: float, *, rng: "RngLike" = None)
     return _core.discrete_laplace(value, scale, rng)
 
 
-def discrete_gaussian(value: "ArrayLike", sigma: float, *, rng: "RngLike" = None) -> Union[int, "np.ndarray"]:
+def discrete_gaussian(
+    value: "ArrayLike", sigma: float, *, rng: "RngLike" = None
+) -> Union[int, "np.ndarray"]:
     r"""Integer ``value`` plus exact discrete Gaussian noise: ``P(Z = z) ∝ exp(-z² / (2σ²))``.
 
     Sampled exactly (Canonne, Kamath and Steinke, NeurIPS 2020, Algorithm 3). **Privacy
@@ -424,7 +433,13 @@ def randomized_response(
     -------
     bool or numpy.ndarray of bool
     """
-    return _charged(accountant, epsilon, 0.0, "randomized response", lambda: _core.randomized_response(bits, epsilon, rng))
+    return _charged(
+        accountant,
+        epsilon,
+        0.0,
+        "randomized response",
+        lambda: _core.randomized_response(bits, epsilon, rng),
+    )
 
 
 def randomized_response_k(
@@ -460,7 +475,11 @@ def randomized_response_k(
     """
     k = check_integer(k, "k", 2)
     return _charged(
-        accountant, epsilon, 0.0, "k-ary randomized response", lambda: _core.randomized_response_k(values, k, epsilon, rng)
+        accountant,
+        epsilon,
+        0.0,
+        "k-ary randomized response",
+        lambda: _core.randomized_response_k(values, k, epsilon, rng),
     )
 
 
@@ -538,7 +557,11 @@ def report_noisy_max(
     int
     """
     return _charged(
-        accountant, epsilon, 0.0, "report-noisy-max", lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng)
+        accountant,
+        epsilon,
+        0.0,
+        "report-noisy-max",
+        lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng),
     )
 
 
@@ -576,7 +599,11 @@ def permute_and_flip(
     int
     """
     return _charged(
-        accountant, epsilon, 0.0, "permute-and-flip", lambda: _core.permute_and_flip(scores, epsilon, sensitivity, rng)
+        accountant,
+        epsilon,
+        0.0,
+        "permute-and-flip",
+        lambda: _core.permute_and_flip(scores, epsilon, sensitivity, rng),
     )
 
 
@@ -625,7 +652,11 @@ def stable_argmax(
     int or None
     """
     return _charged(
-        accountant, epsilon, delta, "stable argmax", lambda: _core.stable_argmax(scores, epsilon, delta, sensitivity, rng)
+        accountant,
+        epsilon,
+        delta,
+        "stable argmax",
+        lambda: _core.stable_argmax(scores, epsilon, delta, sensitivity, rng),
     )
 
 

@@ -256,7 +256,9 @@ class Accountant:
     def _remaining_locked(self) -> Budget:
         return Budget._unchecked(
             _float_down(_unfixed(max(0, self._total_eps - self._spent_eps - self._reserved_eps))),
-            _float_down(_unfixed(max(0, self._total_delta - self._spent_delta - self._reserved_delta))),
+            _float_down(
+                _unfixed(max(0, self._total_delta - self._spent_delta - self._reserved_delta))
+            ),
         )
 
     def _check_locked(self, budget: Budget, label: str) -> None:

@@ -205,4 +205,6 @@ def _short(x: _Exact) -> str:
     try:
         return f"{float(x):.6g}"
     except OverflowError:
-        return f"{Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else x:.6e}"
+        return (
+            f"{Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else x:.6e}"
+        )

@@ -20,8 +20,8 @@ from ..errors import InvalidParameterError
 from ._budget import Budget, _budget_arg, _budget_up
 from ._numerics import (
     _DIGITS,
-    _Exact,
     _context,
+    _Exact,
     _expm1,
     _inflate,
     _ln_binomial,

@@ -20,7 +20,6 @@ from ..errors import InvalidParameterError
 from ._budget import Budget, _budget_arg, _budget_up
 from ._numerics import _DIGITS, _context, _expm1, _float_up, _log1p, _overflow_guard, _up
 
-
 _METHODS = ("bbg", "lemma34", "lemma34-relaxed", "lemma31")
 
 

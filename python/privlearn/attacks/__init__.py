@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from . import codes, inversion, multi_attack
 from .codes import *  # noqa: F401,F403  (the names of codes.__all__)
-from .inversion import model_inversion
+from .inversion import model_inversion  # noqa: F401  (in inversion.__all__)
 from .multi_attack import *  # noqa: F401,F403  (the names of multi_attack.__all__)
 
 __all__ = list(codes.__all__) + list(inversion.__all__) + list(multi_attack.__all__)

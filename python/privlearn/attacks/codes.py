@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple, Union
 import numpy as np
 
 from .. import _core
-from ..errors import InvalidParameterError
-from .._validate import check_integer as _integer
 from .._validate import check_choice, check_probability
+from .._validate import check_integer as _integer
+from ..errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -488,7 +488,11 @@ class TardosCode:
             Indices of the accused users, ascending (possibly empty).
         """
         if threshold is not None:
-            if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or math.isnan(threshold):
+            if (
+                isinstance(threshold, bool)
+                or not isinstance(threshold, numbers.Real)
+                or math.isnan(threshold)
+            ):
                 raise _error("threshold", f"must be a number, got {threshold!r}")
             threshold = float(threshold)
         return self._core.trace(_word(word, self.length), threshold)
@@ -593,7 +597,9 @@ class BonehShawCode:
 
     def __init__(self, n_users: int, false_accusation: float, *, rng: "RngLike" = None) -> None:
         self._params = boneh_shaw_parameters(n_users, false_accusation)
-        self._core = _core.boneh_shaw_generate(self._params.n_users, self._params.false_accusation, rng)
+        self._core = _core.boneh_shaw_generate(
+            self._params.n_users, self._params.false_accusation, rng
+        )
 
     @property
     def parameters(self) -> BonehShawParameters:
@@ -734,6 +740,8 @@ def is_feasible(word: "ArrayLike", coalition_codewords: "ArrayLike") -> bool:
         cw = cw[None, :]
     rows = _binary(cw, "coalition_codewords", 2)
     if rows.shape[0] == 0 or rows.shape[1] == 0:
-        raise _error("coalition_codewords", f"must be a non-empty 2-D array, got shape {rows.shape}")
+        raise _error(
+            "coalition_codewords", f"must be a non-empty 2-D array, got shape {rows.shape}"
+        )
     length = rows.shape[1]
     return bool(_core.is_feasible_packed(_word(word, length), _pack(rows), length))

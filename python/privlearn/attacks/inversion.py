@@ -41,14 +41,26 @@ def _predictor(model: Any, d: int) -> Any:
 
 @overload
 def model_inversion(
-    model: Any, X: Any, y: Any, *, columns: Sequence[int], prior: Any = ..., sigma: Optional[float] = ...,
+    model: Any,
+    X: Any,
+    y: Any,
+    *,
+    columns: Sequence[int],
+    prior: Any = ...,
+    sigma: Optional[float] = ...,
     return_guesses: Literal[False] = ...,
 ) -> float: ...
 
 
 @overload
 def model_inversion(
-    model: Any, X: Any, y: Any, *, columns: Sequence[int], prior: Any = ..., sigma: Optional[float] = ...,
+    model: Any,
+    X: Any,
+    y: Any,
+    *,
+    columns: Sequence[int],
+    prior: Any = ...,
+    sigma: Optional[float] = ...,
     return_guesses: Literal[True],
 ) -> Tuple[float, np.ndarray]: ...
 
@@ -123,10 +135,14 @@ def model_inversion(
     n, d = X.shape
     cols = [int(c) for c in columns]
     if not cols or len(set(cols)) != len(cols) or any(not 0 <= c < d for c in cols):
-        raise InvalidParameterError(f"columns: must be distinct column indices in [0, {d}); got {columns!r}", "columns")
+        raise InvalidParameterError(
+            f"columns: must be distinct column indices in [0, {d}); got {columns!r}", "columns"
+        )
     block = X[:, cols]
     if not (np.all((block == 0) | (block == 1)) and np.all(block.sum(axis=1) <= 1)):
-        raise InvalidParameterError("columns: must be a one-hot block (0/1, at most one 1 per row)", "columns")
+        raise InvalidParameterError(
+            "columns: must be a one-hot block (0/1, at most one 1 per row)", "columns"
+        )
     truth = np.where(block.any(axis=1), block.argmax(axis=1) + 1, 0)
     k = len(cols) + 1
     if prior is None:

@@ -30,9 +30,9 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from .._validate import check_choice, check_integer, check_probability
 from ..audit import epsilon_lower_bound
 from ..audit._intervals import _cp_lower, _cp_upper
-from .._validate import check_choice, check_integer, check_probability
 from ..errors import InvalidParameterError
 from ..hypotheses import (
     FiniteClass,
@@ -144,7 +144,11 @@ class FingerprintingAttackResult:
 
     def __str__(self) -> str:
         lo, hi = self.identification_interval
-        claim = "no privacy claim" if self.claimed is None else f"claimed {self.claimed}, allows <= {self.dp_bound:.3g}"
+        claim = (
+            "no privacy claim"
+            if self.claimed is None
+            else f"claimed {self.claimed}, allows <= {self.dp_bound:.3g}"
+        )
         return (
             f"fingerprinting attack on {self.learner}: {self.identified}/{self.trials} identified "
             f"(rate in [{lo:.3g}, {hi:.3g}]; {claim}); feasible words {self.feasible}/{self.trials}; "
@@ -187,7 +191,9 @@ def _fresh(learner: Any, seed: int) -> Any:
     attack's synthetic data, not on anyone's)."""
     if hasattr(learner, "_clone"):
         params = learner.get_params()
-        overrides = {name: value for name, value in (("rng", seed), ("accountant", None)) if name in params}
+        overrides = {
+            name: value for name, value in (("rng", seed), ("accountant", None)) if name in params
+        }
         return learner._clone(**overrides)
     return copy.deepcopy(learner)
 
@@ -263,12 +269,16 @@ def fingerprinting_attack(
     trials = check_integer(trials, "trials")
     check_choice(variant, "variant", VARIANTS)
     check_probability(alpha, "alpha")
-    if not (callable(getattr(learner, "fit", None)) and callable(getattr(learner, "predict", None))):
+    if not (
+        callable(getattr(learner, "fit", None)) and callable(getattr(learner, "predict", None))
+    ):
         raise InvalidParameterError("learner: must have fit(X, Y) and predict(X)", "learner")
     if point is None:
         cls = getattr(learner, "hypothesis_class", None)
         if not isinstance(cls, HypothesisClass):
-            raise InvalidParameterError("point: the learner has no hypothesis class; pass point=", "point")
+            raise InvalidParameterError(
+                "point: the learner has no hypothesis class; pass point=", "point"
+            )
         point = distinguishing_point(cls)
     row = np.asarray(point)
     n = int(n_users)

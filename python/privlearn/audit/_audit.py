@@ -22,7 +22,7 @@ from ._samples import _hashable, _object_array
 
 def _claim(claimed: Any) -> Tuple[float, float]:
     if hasattr(claimed, "epsilon"):
-        eps, delta = getattr(claimed, "epsilon"), getattr(claimed, "delta", 0.0)
+        eps, delta = claimed.epsilon, getattr(claimed, "delta", 0.0)
     elif isinstance(claimed, tuple) and len(claimed) == 2:
         eps, delta = claimed
     elif isinstance(claimed, numbers.Real) and not isinstance(claimed, bool):
@@ -36,9 +36,13 @@ def _claim(claimed: Any) -> Tuple[float, float]:
     try:
         eps_f, delta_f = float(eps), float(delta)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"claimed: epsilon and delta must be numbers, got {claimed!r}", "claimed") from None
+        raise InvalidParameterError(
+            f"claimed: epsilon and delta must be numbers, got {claimed!r}", "claimed"
+        ) from None
     if not (math.isfinite(eps_f) and eps_f >= 0.0):
-        raise InvalidParameterError(f"claimed: epsilon must be a finite number >= 0, got {eps!r}", "claimed")
+        raise InvalidParameterError(
+            f"claimed: epsilon must be a finite number >= 0, got {eps!r}", "claimed"
+        )
     if not (0.0 <= delta_f < 1.0):
         raise InvalidParameterError(f"claimed: delta must be in [0, 1), got {delta!r}", "claimed")
     return eps_f, delta_f
@@ -53,7 +57,9 @@ def _takes_size(fn: Callable[..., Any]) -> bool:
     return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
 
 
-def _draw(fn: Callable[..., Any], gen: np.random.Generator, n: int, vectorized: bool, name: str) -> np.ndarray:
+def _draw(
+    fn: Callable[..., Any], gen: np.random.Generator, n: int, vectorized: bool, name: str
+) -> np.ndarray:
     if vectorized:
         out = fn(gen, size=n)
         try:
@@ -162,10 +168,14 @@ def audit(
         if not callable(fn):
             raise InvalidParameterError(f"{name}: must be callable, got {type(fn).__name__}", name)
     if statistic is not None and not callable(statistic):
-        raise InvalidParameterError(f"statistic: must be callable or None, got {type(statistic).__name__}", "statistic")
+        raise InvalidParameterError(
+            f"statistic: must be callable or None, got {type(statistic).__name__}", "statistic"
+        )
     if not (isinstance(events, str) and events == "auto"):
         if isinstance(events, str):
-            raise InvalidParameterError(f"events: must be 'auto', a callable or a sequence, got {events!r}", "events")
+            raise InvalidParameterError(
+                f"events: must be 'auto', a callable or a sequence, got {events!r}", "events"
+            )
     gen = as_generator(rng)
     seed_a, seed_b = spawn_seeds(gen, 2)
     samples = []

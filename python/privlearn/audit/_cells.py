@@ -176,7 +176,7 @@ def _rows_to_keys(arrays: List[np.ndarray]) -> Optional[Tuple[List[np.ndarray], 
     mins = np.min([x.min(axis=0) for x in nonempty], axis=0).astype(np.int64)
     maxs = np.max([x.max(axis=0) for x in nonempty], axis=0).astype(np.int64)
     base = max(int(hi) - int(lo) for lo, hi in zip(mins, maxs)) + 1  # Python ints: no overflow
-    if base ** d >= 2**62:
+    if base**d >= 2**62:
         return None
     keys = []
     for x in arrays:
@@ -197,7 +197,9 @@ def _top_values(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.sort(keep)
 
 
-def _build_cells(sa: np.ndarray, sb: np.ndarray, xa: np.ndarray, xb: np.ndarray) -> Tuple[_Cells, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _build_cells(
+    sa: np.ndarray, sb: np.ndarray, xa: np.ndarray, xb: np.ndarray
+) -> Tuple[_Cells, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Learn cells on the selection split (sa, sb); return them and the cell index of every
     selection and held-out sample: (cells, ca_sel, cb_sel, ca_out, cb_out)."""
     if sa.ndim == 1 and sb.ndim == 1 and sa.dtype.kind in "biuf" and sb.dtype.kind in "biuf":

@@ -51,7 +51,8 @@ def chi_square_pvalue(counts: Any, probs: Any, *, min_expected: float = 5.0) -> 
     p = np.asarray(probs, dtype=float)
     if c.ndim != 1 or p.shape != c.shape:
         raise InvalidParameterError(
-            f"probs: must have the shape of counts (one-dimensional), got {p.shape} and {c.shape}", "probs"
+            f"probs: must have the shape of counts (one-dimensional), got {p.shape} and {c.shape}",
+            "probs",
         )
     if not np.all(np.isfinite(c)) or np.any(c < 0):
         raise InvalidParameterError("counts: must be finite and >= 0", "counts")
@@ -114,7 +115,9 @@ def ks_pvalue(samples: Any, cdf: Any) -> float:
     """
     x = np.asarray(samples, dtype=float)
     if x.ndim != 1 or len(x) == 0:
-        raise InvalidParameterError(f"samples: must be a non-empty one-dimensional array, got shape {x.shape}", "samples")
+        raise InvalidParameterError(
+            f"samples: must be a non-empty one-dimensional array, got shape {x.shape}", "samples"
+        )
     if np.isnan(x).any():
         raise InvalidParameterError("samples: must not contain NaN", "samples")
     f = cdf.cdf if hasattr(cdf, "cdf") else cdf
@@ -158,7 +161,9 @@ class PowerCheck:
 
     def __str__(self) -> str:
         off = ", ".join(f"x{f:g}: p={p:.3g}" for f, p in self.off_pvalues)
-        verdict = "passed" if self.passed else ("no power" if self.fits else "rejects the exact law")
+        verdict = (
+            "passed" if self.passed else ("no power" if self.fits else "rejects the exact law")
+        )
         return f"distribution test {verdict}: exact law p={self.pvalue:.3g}; off-scale {off} (alpha {self.alpha:g})"
 
 

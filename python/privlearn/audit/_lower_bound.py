@@ -39,7 +39,9 @@ class _Test:
     description: str
 
 
-def _candidate_events(cells: _Cells, ca: np.ndarray, cb: np.ndarray, na: int, nb: int) -> np.ndarray:
+def _candidate_events(
+    cells: _Cells, ca: np.ndarray, cb: np.ndarray, na: int, nb: int
+) -> np.ndarray:
     """Events (rows: cell masks) to try on the selection split: threshold sets (prefixes in the
     natural order, for ordered outputs), single cells, and likelihood-ratio sets (prefixes in the
     order of the estimated ratio P_a / P_b; their complements cover the reverse direction)."""
@@ -64,7 +66,9 @@ def _candidate_events(cells: _Cells, ca: np.ndarray, cb: np.ndarray, na: int, nb
     return masks[np.sort(first)]
 
 
-def _select_tests(cells: _Cells, ca_sel: np.ndarray, cb_sel: np.ndarray, alpha: float, delta: float) -> List[_Test]:
+def _select_tests(
+    cells: _Cells, ca_sel: np.ndarray, cb_sel: np.ndarray, alpha: float, delta: float
+) -> List[_Test]:
     C = cells.n_cells
     # The first half of the selection split orders the cells by likelihood ratio; the second
     # half scores the candidates, so that an ordering fitted to noise is not rewarded.
@@ -127,7 +131,9 @@ def _evaluate(
     return best, best_event
 
 
-def _fixed_events(events: Any, xa: np.ndarray, xb: np.ndarray) -> Tuple[np.ndarray, np.ndarray, List[str]]:
+def _fixed_events(
+    events: Any, xa: np.ndarray, xb: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray, List[str]]:
     """Indicator matrices (n, K) of an explicit event family on both sides, and descriptions."""
 
     def as_masks(out: Any, n: int, what: str) -> np.ndarray:
@@ -147,7 +153,9 @@ def _fixed_events(events: Any, xa: np.ndarray, xb: np.ndarray) -> Tuple[np.ndarr
         ma = as_masks(events(xa), len(xa), name)
         mb = as_masks(events(xb), len(xb), name)
         if ma.shape[1] != mb.shape[1]:
-            raise InvalidParameterError("events: returned different numbers of events per side", "events")
+            raise InvalidParameterError(
+                "events: returned different numbers of events per side", "events"
+            )
         k = ma.shape[1]
         descr = [f"{name}(x)" if k == 1 else f"{name}(x)[{i}]" for i in range(k)]
         return ma, mb, descr
@@ -165,20 +173,28 @@ def _fixed_events(events: Any, xa: np.ndarray, xb: np.ndarray) -> Tuple[np.ndarr
             descr.append(f"{name}(x)")
         return np.stack(cols_a, axis=1), np.stack(cols_b, axis=1), descr
     thresholds = np.asarray(items)
-    if thresholds.ndim != 1 or thresholds.dtype.kind not in "biuf" or np.isnan(thresholds.astype(float)).any():
+    if (
+        thresholds.ndim != 1
+        or thresholds.dtype.kind not in "biuf"
+        or np.isnan(thresholds.astype(float)).any()
+    ):
         raise InvalidParameterError(
             "events: must be 'auto', a callable, a sequence of callables, or a sequence of "
             "numeric thresholds",
             "events",
         )
     if xa.ndim != 1 or xb.ndim != 1 or xa.dtype.kind not in "biuf" or xb.dtype.kind not in "biuf":
-        raise InvalidParameterError("events: thresholds need one-dimensional numeric samples", "events")
+        raise InvalidParameterError(
+            "events: thresholds need one-dimensional numeric samples", "events"
+        )
     ma = xa[:, None] <= thresholds[None, :]
     mb = xb[:, None] <= thresholds[None, :]
     return ma, mb, [f"x <= {_fmt(t)}" for t in thresholds]
 
 
-def _bound_fixed(events: Any, xa: np.ndarray, xb: np.ndarray, alpha: float, delta: float) -> Tuple[float, Optional[Event]]:
+def _bound_fixed(
+    events: Any, xa: np.ndarray, xb: np.ndarray, alpha: float, delta: float
+) -> Tuple[float, Optional[Event]]:
     ma, mb, descr = _fixed_events(events, xa, xb)
     na, nb = len(xa), len(xb)
     ka = ma.sum(axis=0)
@@ -203,14 +219,18 @@ def _bound_fixed(events: Any, xa: np.ndarray, xb: np.ndarray, alpha: float, delt
     return best, best_event
 
 
-def _lower_bound(samples_a: Any, samples_b: Any, alpha: float, delta: float, events: EventsArg) -> Tuple[float, Optional[Event]]:
+def _lower_bound(
+    samples_a: Any, samples_b: Any, alpha: float, delta: float, events: EventsArg
+) -> Tuple[float, Optional[Event]]:
     alpha = check_probability(alpha, "alpha")
     delta = check_delta(delta)
     xa = _check_samples(samples_a, "samples_a")
     xb = _check_samples(samples_b, "samples_b")
     if isinstance(events, str):
         if events != "auto":
-            raise InvalidParameterError(f"events: must be 'auto', a callable or a sequence, got {events!r}", "events")
+            raise InvalidParameterError(
+                f"events: must be 'auto', a callable or a sequence, got {events!r}", "events"
+            )
         if xa.ndim > 2 or xb.ndim > 2:
             raise InvalidParameterError(
                 f"samples_a: outputs must be scalars or vectors for events='auto', got shapes "
@@ -225,7 +245,9 @@ def _lower_bound(samples_a: Any, samples_b: Any, alpha: float, delta: float, eve
         sa_n, sb_n = _split(len(xa)), _split(len(xb))
         if sa_n == 0 or sb_n == 0:
             return 0.0, None
-        cells, ca_sel, cb_sel, ca_out, cb_out = _build_cells(xa[:sa_n], xb[:sb_n], xa[sa_n:], xb[sb_n:])
+        cells, ca_sel, cb_sel, ca_out, cb_out = _build_cells(
+            xa[:sa_n], xb[:sb_n], xa[sa_n:], xb[sb_n:]
+        )
         tests = _select_tests(cells, ca_sel, cb_sel, alpha, delta)
         return _evaluate(tests, ca_out, cb_out, cells.n_cells, alpha, delta)
     return _bound_fixed(events, xa, xb, alpha, delta)

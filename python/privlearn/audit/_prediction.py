@@ -188,7 +188,9 @@ def audit_prediction_privacy(
             j = int(np.argmax(b))
             if b[j] > best:
                 best = float(b[j])
-                count_a, count_b = (int(cn[j]), int(cd[j])) if num == "a" else (int(cd[j]), int(cn[j]))
+                count_a, count_b = (
+                    (int(cn[j]), int(cd[j])) if num == "a" else (int(cd[j]), int(cn[j]))
+                )
                 event = Event(f"query {j} answered {label}", num, count_a, count_b, n, n, best)
     return AuditResult(
         bound=best,

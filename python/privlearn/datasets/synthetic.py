@@ -42,11 +42,12 @@ from typing import Any, List, Optional, Union
 
 import numpy as np
 
-from ..errors import InvalidParameterError
 from .._validate import check_integer as _count
 from .._validate import check_probability
+from ..errors import InvalidParameterError
 from ..hypotheses import (
     FiniteClass,
+    FiniteMember,
     Halfspace,
     Halfspaces,
     HypothesisClass,
@@ -60,7 +61,7 @@ from ..hypotheses import (
     Rectangles,
     Threshold,
     Thresholds,
-    FiniteMember,
+    check_hypothesis_class,
 )
 from ..random import RngLike, as_generator
 
@@ -118,13 +119,7 @@ def _numpy_rng(rng: RngLike) -> np.random.Generator:
 
 
 def _check_class(hypothesis_class: Any) -> HypothesisClass:
-    if not isinstance(hypothesis_class, HypothesisClass):
-        raise InvalidParameterError(
-            "hypothesis_class: must be a class from privlearn.hypotheses, got "
-            f"{type(hypothesis_class).__name__}",
-            "hypothesis_class",
-        )
-    return hypothesis_class
+    return check_hypothesis_class(hypothesis_class)
 
 
 def _point_support(cls: Points) -> np.ndarray:

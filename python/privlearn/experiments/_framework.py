@@ -224,11 +224,16 @@ class Table:
     def to_markdown(self) -> str:
         """The table as GitHub-flavoured Markdown (numbers to 4 significant digits)."""
         header = "| " + " | ".join(_markdown_cell(c) for c in self.columns) + " |"
-        align = "|" + "|".join(
-            "---:" if self.rows and all(_is_number(r[j]) or r[j] is None for r in self.rows)
-            else "---"
-            for j in range(len(self.columns))
-        ) + "|"
+        align = (
+            "|"
+            + "|".join(
+                "---:"
+                if self.rows and all(_is_number(r[j]) or r[j] is None for r in self.rows)
+                else "---"
+                for j in range(len(self.columns))
+            )
+            + "|"
+        )
         lines = [header, align]
         for row in self.rows:
             lines.append("| " + " | ".join(_markdown_cell(v) for v in row) + " |")
@@ -379,7 +384,7 @@ def register(
         )
 
     def decorator(
-        fn: Callable[[RunConfig], ExperimentResult]
+        fn: Callable[[RunConfig], ExperimentResult],
     ) -> Callable[[RunConfig], ExperimentResult]:
         if not callable(fn):
             raise InvalidParameterError("fn: the registered object must be callable", "fn")
@@ -603,7 +608,14 @@ def run_experiment(
     version = _privlearn_version()
 
     report = _render_report(
-        experiment, config, result, table_files, figure_files, have_plots, started, runtime,
+        experiment,
+        config,
+        result,
+        table_files,
+        figure_files,
+        have_plots,
+        started,
+        runtime,
         version,
     )
     report_name = f"{experiment.name}.md"
@@ -645,8 +657,11 @@ def _render_report(
     out += [
         f"- mode: {'quick' if config.quick else 'full'}",
         f"- seed: {_format_seed(config.seed)}"
-        + (" (reproducible; a seeded run measures accuracy and is not itself private)"
-           if config.seed is not None else ""),
+        + (
+            " (reproducible; a seeded run measures accuracy and is not itself private)"
+            if config.seed is not None
+            else ""
+        ),
         f"- n_jobs: {config.n_jobs}",
         f"- privlearn: {version}",
         f"- started: {started.isoformat(timespec='seconds')}",
@@ -659,8 +674,11 @@ def _render_report(
             out += [f"### {table_name}", ""]
             if table.description:
                 out += [table.description.strip(), ""]
-            out += [table.to_markdown(), f"CSV: [{table_files[table_name]}]"
-                    f"({table_files[table_name]})", ""]
+            out += [
+                table.to_markdown(),
+                f"CSV: [{table_files[table_name]}]({table_files[table_name]})",
+                "",
+            ]
     if result.notes:
         out += ["## Notes", ""]
         out += [f"- {note}" for note in result.notes]

@@ -58,7 +58,9 @@ def _pmf(scores: np.ndarray, sens: float, eps: float) -> np.ndarray:
     return np.exp(z - logsumexp(z))
 
 
-def _expected_excess(est: ExponentialMechanismERM, X: np.ndarray, y: np.ndarray) -> Tuple[float, np.ndarray]:
+def _expected_excess(
+    est: ExponentialMechanismERM, X: np.ndarray, y: np.ndarray
+) -> Tuple[float, np.ndarray]:
     """Exact E_h F(Z, h) - min_h F(Z, h) (risk units) and the output pmf."""
     scores, sens, step, _ = est._scores(X, y)
     p = _pmf(scores, sens, float(est.epsilon))
@@ -81,7 +83,9 @@ def fit_slope(n: Sequence[float], excess: Sequence[float]) -> Optional[float]:
 # --------------------------------------------------------------------------------------------
 
 _DOMAIN = 8  # {0,1}^3 as integers
-_TABLES = np.array([[(t >> x) & 1 for x in range(_DOMAIN)] for t in range(2**_DOMAIN)], dtype=np.int64)
+_TABLES = np.array(
+    [[(t >> x) & 1 for x in range(_DOMAIN)] for t in range(2**_DOMAIN)], dtype=np.int64
+)
 _NOISE = 0.1
 _EPS = 1.0
 
@@ -97,7 +101,9 @@ def _row_finite(n: int, g: np.random.Generator) -> float:
     x = g.integers(0, _DOMAIN, n)
     y = (_TABLES[target][x] ^ (g.random(n) < _NOISE)).astype(np.int64)
     eps = example20_epsilon(n, 8)
-    est = ExponentialMechanismERM(_finite_loss, FiniteCandidates(list(range(2**_DOMAIN))), eps, loss_bound=1.0)
+    est = ExponentialMechanismERM(
+        _finite_loss, FiniteCandidates(list(range(2**_DOMAIN))), eps, loss_bound=1.0
+    )
     _, p = _expected_excess(est, x.reshape(-1, 1).astype(np.float64), y)
     dist = np.mean(_TABLES != _TABLES[target][None, :], axis=1)  # P_x(h(x) != f*(x))
     return float(p @ ((1 - 2 * _NOISE) * dist))
@@ -115,7 +121,9 @@ def _linear_data(n: int, g: np.random.Generator, regression: bool) -> Tuple[np.n
 _LIN_GRID: Dict[str, Any] = dict(radius=2.0, dim=2, num=41, ball=True)
 
 
-def _linear_row(loss: str, bound: float, regression: bool) -> Callable[[int, np.random.Generator], float]:
+def _linear_row(
+    loss: str, bound: float, regression: bool
+) -> Callable[[int, np.random.Generator], float]:
     """E2-E4: the loss normalised to [0, 1] by its bound on the data and the ball (notes E2-E4)."""
 
     def row(n: int, g: np.random.Generator) -> float:
@@ -200,30 +208,107 @@ class _Row:
 _LIN_NS = ((100, 400, 1600), (100, 200, 400, 800, 1600, 3200, 6400))
 
 ROWS: Tuple[_Row, ...] = (
-    _Row("E1", "binary classification on {0,1}^3", "all 256 functions (M = 8)", "0-1", "privately learnable",
-         "finite EM, eps(n) = sqrt((M + ln n)/n) (Example 20)", "excess population risk",
-         "<= -0.5 (Theorem 19 bound; faster with a margin)", _row_finite, (100, 400, 1600), (50, 100, 200, 400, 800, 1600, 3200)),
-    _Row("E2", "logistic regression", f"grid on ||w|| <= 2, {len(Grid(**_LIN_GRID))} points", "logistic / log(1+e^2)", "privately learnable",
-         "grid EM, fixed eps = 1 (Example 21)", "excess empirical risk", "-1 (up to logs)",
-         _linear_row("logistic", math.log1p(math.exp(2.0)), False), *_LIN_NS),
-    _Row("E3", "linear SVM", "grid on ||w|| <= 2", "hinge / 3", "privately learnable",
-         "grid EM, fixed eps = 1 (Example 21)", "excess empirical risk", "-1 (up to logs)",
-         _linear_row("hinge", 3.0, False), *_LIN_NS),
-    _Row("E4", "ridge regression", "grid on ||w|| <= 2", "squared / 9", "privately learnable",
-         "grid EM, fixed eps = 1 (Example 21)", "excess empirical risk", "-1 (up to logs)",
-         _linear_row("squared", 9.0, True), *_LIN_NS),
-    _Row("E5", "sparse regression, d = 8, s = 2", "2-sparse grid points, ||w|| <= 1", "squared, clipped at 1",
-         "privately learnable", "two-stage best subset (Example 22)", "excess empirical risk", "-1 (up to logs)",
-         _row_sparse, (100, 400, 1600), (100, 200, 400, 800, 1600, 3200, 6400)),
-    _Row("K", "K-means, k = 2 on [0, 1]", "centre pairs on a 21-point grid", "min squared distance",
-         "privately learnable", "finite EM with a user loss (Example 21)", "excess empirical risk", "-1 (up to logs)",
-         _row_kmeans, (100, 400, 1600), (100, 200, 400, 800, 1600, 3200, 6400)),
-    _Row("E6", "thresholds on [0, 1]", "all t in [0, 1] (Lebesgue)", "0-1", "learnable, NOT privately learnable",
-         "continuous EM on clustered data (Proposition 12)", "excess empirical risk", "0 (no decay)",
-         _row_thresholds, (25, 50, 100), (25, 50, 75, 100, 150, 200)),
-    _Row("E7", "thresholds, public reference U[0,1], densities <= 2", "grid of ceil(2 sqrt(n)) + 1 points",
-         "0-1", "privately D-learnable", "grid EM over the public net (Example 24)", "excess population risk",
-         "<= -0.5", _row_reference, (100, 400, 1600), (100, 200, 400, 800, 1600, 3200, 6400)),
+    _Row(
+        "E1",
+        "binary classification on {0,1}^3",
+        "all 256 functions (M = 8)",
+        "0-1",
+        "privately learnable",
+        "finite EM, eps(n) = sqrt((M + ln n)/n) (Example 20)",
+        "excess population risk",
+        "<= -0.5 (Theorem 19 bound; faster with a margin)",
+        _row_finite,
+        (100, 400, 1600),
+        (50, 100, 200, 400, 800, 1600, 3200),
+    ),
+    _Row(
+        "E2",
+        "logistic regression",
+        f"grid on ||w|| <= 2, {len(Grid(**_LIN_GRID))} points",
+        "logistic / log(1+e^2)",
+        "privately learnable",
+        "grid EM, fixed eps = 1 (Example 21)",
+        "excess empirical risk",
+        "-1 (up to logs)",
+        _linear_row("logistic", math.log1p(math.exp(2.0)), False),
+        *_LIN_NS,
+    ),
+    _Row(
+        "E3",
+        "linear SVM",
+        "grid on ||w|| <= 2",
+        "hinge / 3",
+        "privately learnable",
+        "grid EM, fixed eps = 1 (Example 21)",
+        "excess empirical risk",
+        "-1 (up to logs)",
+        _linear_row("hinge", 3.0, False),
+        *_LIN_NS,
+    ),
+    _Row(
+        "E4",
+        "ridge regression",
+        "grid on ||w|| <= 2",
+        "squared / 9",
+        "privately learnable",
+        "grid EM, fixed eps = 1 (Example 21)",
+        "excess empirical risk",
+        "-1 (up to logs)",
+        _linear_row("squared", 9.0, True),
+        *_LIN_NS,
+    ),
+    _Row(
+        "E5",
+        "sparse regression, d = 8, s = 2",
+        "2-sparse grid points, ||w|| <= 1",
+        "squared, clipped at 1",
+        "privately learnable",
+        "two-stage best subset (Example 22)",
+        "excess empirical risk",
+        "-1 (up to logs)",
+        _row_sparse,
+        (100, 400, 1600),
+        (100, 200, 400, 800, 1600, 3200, 6400),
+    ),
+    _Row(
+        "K",
+        "K-means, k = 2 on [0, 1]",
+        "centre pairs on a 21-point grid",
+        "min squared distance",
+        "privately learnable",
+        "finite EM with a user loss (Example 21)",
+        "excess empirical risk",
+        "-1 (up to logs)",
+        _row_kmeans,
+        (100, 400, 1600),
+        (100, 200, 400, 800, 1600, 3200, 6400),
+    ),
+    _Row(
+        "E6",
+        "thresholds on [0, 1]",
+        "all t in [0, 1] (Lebesgue)",
+        "0-1",
+        "learnable, NOT privately learnable",
+        "continuous EM on clustered data (Proposition 12)",
+        "excess empirical risk",
+        "0 (no decay)",
+        _row_thresholds,
+        (25, 50, 100),
+        (25, 50, 75, 100, 150, 200),
+    ),
+    _Row(
+        "E7",
+        "thresholds, public reference U[0,1], densities <= 2",
+        "grid of ceil(2 sqrt(n)) + 1 points",
+        "0-1",
+        "privately D-learnable",
+        "grid EM over the public net (Example 24)",
+        "excess population risk",
+        "<= -0.5",
+        _row_reference,
+        (100, 400, 1600),
+        (100, 200, 400, 800, 1600, 3200, 6400),
+    ),
 )
 
 
@@ -270,17 +355,40 @@ def _draw_table1(path: Path, curves: Dict[str, Tuple[List[int], List[float]]]) -
 def run_table1(config: RunConfig) -> ExperimentResult:
     """Run ``erm-table1`` (see the module docstring)."""
     reps = 3 if config.quick else 20
-    tasks = [(row.key, n, reps) for row in ROWS for n in (row.ns_quick if config.quick else row.ns_full)]
-    out = run_trials(_table1_task, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=TABLE1, progress=config.progress)
+    tasks = [
+        (row.key, n, reps) for row in ROWS for n in (row.ns_quick if config.quick else row.ns_full)
+    ]
+    out = run_trials(
+        _table1_task,
+        tasks,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=TABLE1,
+        progress=config.progress,
+    )
     curves: Dict[str, Tuple[List[int], List[float]]] = {r.key: ([], []) for r in ROWS}
-    long = Table(["row", "n", "mean_excess"], description=f"Mean exact excess risk over {reps} datasets per n.")
+    long = Table(
+        ["row", "n", "mean_excess"],
+        description=f"Mean exact excess risk over {reps} datasets per n.",
+    )
     for (key, n, _), v in zip(tasks, out):
         curves[key][0].append(n)
         curves[key][1].append(v)
         long.add_row([key, n, v])
     summary = Table(
-        ["row", "problem", "hypotheses", "loss", "paper_status", "method", "metric", "n_range",
-         "excess_at_largest_n", "fitted_slope", "theory_slope"],
+        [
+            "row",
+            "problem",
+            "hypotheses",
+            "loss",
+            "paper_status",
+            "method",
+            "metric",
+            "n_range",
+            "excess_at_largest_n",
+            "fitted_slope",
+            "theory_slope",
+        ],
         description=(
             "Fitted slope: least squares of log(mean excess) on log(n). E6's data are clustered in "
             "a width 1e-3 exp(-eps n / 4) (ERRATA A5), so its excess stays near 1/2; non-private "
@@ -294,15 +402,32 @@ def run_table1(config: RunConfig) -> ExperimentResult:
     for row in ROWS:
         ns, vals = curves[row.key]
         slope = fit_slope(ns, vals)
-        summary.add_row([row.key, row.problem, row.space, row.loss, row.status, row.method, row.metric,
-                         f"{min(ns)}-{max(ns)}", vals[-1], slope, row.theory_slope])
-        notes.append(f"{row.key} ({row.problem}): fitted slope {slope if slope is None else round(slope, 2)}, "
-                     f"theory {row.theory_slope}; excess {vals[0]:.3g} at n = {ns[0]}, {vals[-1]:.3g} at n = {ns[-1]}.")
+        summary.add_row(
+            [
+                row.key,
+                row.problem,
+                row.space,
+                row.loss,
+                row.status,
+                row.method,
+                row.metric,
+                f"{min(ns)}-{max(ns)}",
+                vals[-1],
+                slope,
+                row.theory_slope,
+            ]
+        )
+        notes.append(
+            f"{row.key} ({row.problem}): fitted slope {slope if slope is None else round(slope, 2)}, "
+            f"theory {row.theory_slope}; excess {vals[0]:.3g} at n = {ns[0]}, {vals[-1]:.3g} at n = {ns[-1]}."
+        )
 
     def draw(path: Path) -> None:
         _draw_table1(path, curves)
 
-    return ExperimentResult(tables={"table1": summary, "excess-by-n": long}, figures={"table1": draw}, notes=notes)
+    return ExperimentResult(
+        tables={"table1": summary, "excess-by-n": long}, figures={"table1": draw}, notes=notes
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,31 +469,55 @@ def run_rate(config: RunConfig) -> ExperimentResult:
     ns = (100, 400, 1600) if config.quick else (50, 100, 200, 400, 800, 1600, 3200, 6400, 12800)
     reps = 3 if config.quick else 20
     tasks = [(e, n, reps) for e in _RATE_EPS for n in ns]
-    out = run_trials(_rate_task, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=RATE, progress=config.progress)
+    out = run_trials(
+        _rate_task,
+        tasks,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=RATE,
+        progress=config.progress,
+    )
     N = len(Grid(**_RATE_GRID))
-    table = Table(["epsilon", "n", "mean_excess", "n_eps_excess", "per_dataset_bound"],
-                  description=f"{reps} datasets per point; grid of N = {N} candidates.")
+    table = Table(
+        ["epsilon", "n", "mean_excess", "n_eps_excess", "per_dataset_bound"],
+        description=f"{reps} datasets per point; grid of N = {N} candidates.",
+    )
     curves: Dict[float, List[float]] = {e: [] for e in _RATE_EPS}
     for (e, n, _), v in zip(tasks, out):
         curves[e].append(v)
         table.add_row([e, n, v, n * e * v, excess_risk_bound(n, e, N)])
     slopes = {e: fit_slope(ns, curves[e]) for e in _RATE_EPS}
-    notes = [f"epsilon = {e}: fitted slope {s if s is None else round(s, 2)} (theory -1)" for e, s in slopes.items()]
-    notes.append("n * epsilon * excess is roughly constant across n and epsilon where the grid is fine "
-                 "enough (theory: the Gibbs scale d/(2 beta) = 2d/(n epsilon) gives 4).")
+    notes = [
+        f"epsilon = {e}: fitted slope {s if s is None else round(s, 2)} (theory -1)"
+        for e, s in slopes.items()
+    ]
+    notes.append(
+        "n * epsilon * excess is roughly constant across n and epsilon where the grid is fine "
+        "enough (theory: the Gibbs scale d/(2 beta) = 2d/(n epsilon) gives 4)."
+    )
 
     def draw(path: Path) -> None:
         fig = new_figure(figsize=(7, 5), layout="constrained")
         ax = fig.subplots()
         for i, e in enumerate(_RATE_EPS):
-            ax.plot(ns, curves[e], "o-", color=f"C{i}", label=f"eps = {e} (slope {slopes[e]:.2f})" if slopes[e] is not None else f"eps = {e}")
+            ax.plot(
+                ns,
+                curves[e],
+                "o-",
+                color=f"C{i}",
+                label=f"eps = {e} (slope {slopes[e]:.2f})"
+                if slopes[e] is not None
+                else f"eps = {e}",
+            )
             ax.plot(ns, [4.0 / (n * e) for n in ns], ":", color=f"C{i}", alpha=0.7)
             ax.plot(ns, [excess_risk_bound(n, e, N) for n in ns], "--", color=f"C{i}", alpha=0.5)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("sample size n")
         ax.set_ylabel("mean excess empirical risk")
-        ax.set_title("Exponential mechanism over ERM: excess ~ 1/(n eps)\n(dotted: 2d/(n eps); dashed: per-dataset bound)")
+        ax.set_title(
+            "Exponential mechanism over ERM: excess ~ 1/(n eps)\n(dotted: 2d/(n eps); dashed: per-dataset bound)"
+        )
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8)
         fig.savefig(path, dpi=120)

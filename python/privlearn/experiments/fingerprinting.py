@@ -137,6 +137,7 @@ def length_for_miss_rate(
 ) -> int:
     """The shortest length whose certified miss rate is at most ``target`` (bisection on
     :func:`~privlearn.attacks.tardos_parameters` with ``length=``)."""
+
     def miss(m: int) -> float:
         return tardos_parameters(
             n_users, coalition_size, false_accusation, variant=variant, length=m
@@ -196,21 +197,65 @@ def run(config: RunConfig) -> ExperimentResult:
                 cells.append(Cell(variant, cert_n, c, cert_xi, word, cert_codes, length=m))
 
     results = run_trials(
-        run_cell, cells, seed=config.seed, n_jobs=config.n_jobs, desc=NAME,
+        run_cell,
+        cells,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=NAME,
         progress=config.progress,
     )
     by_cell = dict(zip(cells, results))
 
-    catch = Table(["variant", "c", "strategy", "length", "stated_miss_rate", "codes", "misses",
-                   "catch_rate", "miss_rate_cp_upper", "confirmed", "refuted"])
-    false_acc = Table(["variant", "c", "words", "codes", "innocent_accused", "rate",
-                       "rate_cp_upper", "false_accusation", "confirmed", "refuted"])
-    cert = Table(["variant", "c", "length", "default_length", "certified_miss_rate", "strategy",
-                  "codes", "misses", "miss_rate_cp_upper", "confirmed", "refuted"])
+    catch = Table(
+        [
+            "variant",
+            "c",
+            "strategy",
+            "length",
+            "stated_miss_rate",
+            "codes",
+            "misses",
+            "catch_rate",
+            "miss_rate_cp_upper",
+            "confirmed",
+            "refuted",
+        ]
+    )
+    false_acc = Table(
+        [
+            "variant",
+            "c",
+            "words",
+            "codes",
+            "innocent_accused",
+            "rate",
+            "rate_cp_upper",
+            "false_accusation",
+            "confirmed",
+            "refuted",
+        ]
+    )
+    cert = Table(
+        [
+            "variant",
+            "c",
+            "length",
+            "default_length",
+            "certified_miss_rate",
+            "strategy",
+            "codes",
+            "misses",
+            "miss_rate_cp_upper",
+            "confirmed",
+            "refuted",
+        ]
+    )
 
     def verdicts(events: int, trials: int, bound: float) -> List[str]:
-        return ["yes" if cp_upper(events, trials) <= bound else "no",
-                "yes" if cp_lower(events, trials) > bound else "no"]
+        return [
+            "yes" if cp_upper(events, trials) <= bound else "no",
+            "yes" if cp_lower(events, trials) > bound else "no",
+        ]
 
     notes: List[str] = []
     for variant in ("symmetric", "tardos"):
@@ -218,28 +263,66 @@ def run(config: RunConfig) -> ExperimentResult:
             params = tardos_parameters(n_users, c, xi, variant=variant)
             pooled = {"feasible": [0, 0], "framing": [0, 0]}
             for word in PIRATE_STRATEGIES + FRAMING_WORDS:
-                cell = Cell(variant, n_users, c, xi, word,
-                            codes_sym if variant == "symmetric" else codes_tardos)
+                cell = Cell(
+                    variant,
+                    n_users,
+                    c,
+                    xi,
+                    word,
+                    codes_sym if variant == "symmetric" else codes_tardos,
+                )
                 r = by_cell[cell]
                 group = "feasible" if word in PIRATE_STRATEGIES else "framing"
                 pooled[group][0] += r.false_accusations
                 pooled[group][1] += r.trials
                 if word in PIRATE_STRATEGIES:
-                    catch.add_row([variant, c, word, params.length, params.miss_rate, r.trials,
-                                   r.misses, 1.0 - r.misses / r.trials,
-                                   cp_upper(r.misses, r.trials),
-                                   *verdicts(r.misses, r.trials, params.miss_rate)])
+                    catch.add_row(
+                        [
+                            variant,
+                            c,
+                            word,
+                            params.length,
+                            params.miss_rate,
+                            r.trials,
+                            r.misses,
+                            1.0 - r.misses / r.trials,
+                            cp_upper(r.misses, r.trials),
+                            *verdicts(r.misses, r.trials, params.miss_rate),
+                        ]
+                    )
             for group, (events, trials) in pooled.items():
-                false_acc.add_row([variant, c, group, trials, events, events / trials,
-                                   cp_upper(events, trials), xi, *verdicts(events, trials, xi)])
+                false_acc.add_row(
+                    [
+                        variant,
+                        c,
+                        group,
+                        trials,
+                        events,
+                        events / trials,
+                        cp_upper(events, trials),
+                        xi,
+                        *verdicts(events, trials, xi),
+                    ]
+                )
             m = cert_lengths[(variant, c)]
             p_cert = tardos_parameters(cert_n, c, cert_xi, variant=variant, length=m)
             default_m = tardos_parameters(cert_n, c, cert_xi, variant=variant).length
             for word in PIRATE_STRATEGIES:
                 r = by_cell[Cell(variant, cert_n, c, cert_xi, word, cert_codes, length=m)]
-                cert.add_row([variant, c, m, default_m, p_cert.miss_rate, word, r.trials,
-                              r.misses, cp_upper(r.misses, r.trials),
-                              *verdicts(r.misses, r.trials, p_cert.miss_rate)])
+                cert.add_row(
+                    [
+                        variant,
+                        c,
+                        m,
+                        default_m,
+                        p_cert.miss_rate,
+                        word,
+                        r.trials,
+                        r.misses,
+                        cp_upper(r.misses, r.trials),
+                        *verdicts(r.misses, r.trials, p_cert.miss_rate),
+                    ]
+                )
     total_misses = sum(row[6] for row in catch.rows)
     notes.append(
         f"n = {n_users} users, false_accusation = {xi}; {total_misses} misses over "
@@ -258,4 +341,3 @@ def run(config: RunConfig) -> ExperimentResult:
         "no stated bound is refuted" if not refuted else f"REFUTED bounds in: {', '.join(refuted)}"
     )
     return ExperimentResult(tables=tables, notes=notes)
-

@@ -81,18 +81,26 @@ def _learner(problem: str, key: str, gen: Generator) -> Any:
         if key == "multi":
             return ParityMultiLearner(PARITY_DIM, EPSILON, DELTA, rng=gen)
         if key == "independent-stable":
-            return IndependentMultiLearner(StableParityLearner(PARITY_DIM), EPSILON, DELTA, composition="advanced", rng=gen)
+            return IndependentMultiLearner(
+                StableParityLearner(PARITY_DIM), EPSILON, DELTA, composition="advanced", rng=gen
+            )
         return IndependentMultiLearner(Parities(PARITY_DIM), EPSILON, rng=gen)
     if key == "multi":
         return PointMultiLearner(EPSILON, DELTA, POINT_ALPHA, rng=gen)
     if key == "independent-stable":
-        return IndependentMultiLearner(StablePointLearner(POINT_ALPHA), EPSILON, DELTA, composition="advanced", rng=gen)
+        return IndependentMultiLearner(
+            StablePointLearner(POINT_ALPHA), EPSILON, DELTA, composition="advanced", rng=gen
+        )
     if key == "independent-em":
         return IndependentMultiLearner(Points(domain_size=POINT_DOMAIN), EPSILON, rng=gen)
-    return SanitizerMultiLearner(Points(domain_size=POINT_DOMAIN), EPSILON, DELTA, sanitizer="points", rng=gen)
+    return SanitizerMultiLearner(
+        Points(domain_size=POINT_DOMAIN), EPSILON, DELTA, sanitizer="points", rng=gen
+    )
 
 
-def parity_task(n: int, k: int, g: np.random.Generator) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def parity_task(
+    n: int, k: int, g: np.random.Generator
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` uniform examples of ``{0,1}^8`` labelled by ``k`` random non-zero parities: the
     examples, the labels and the parities' indicator vectors (``8 x k``)."""
     X = g.integers(0, 2, size=(n, PARITY_DIM), dtype=np.uint8)
@@ -176,7 +184,9 @@ def needed_sample_size(cell: SearchCell, seed: int) -> Optional[int]:
                 X = g.choice(POINT_DOMAIN, size=n, p=w)
                 targets = g.choice(heavy_targets(w), size=cell.k)
                 Y = X[:, None] == targets[None, :]
-                ok = bool(point_errors(learner.fit(X, Y).hypotheses_, targets, w).max() <= POINT_ALPHA)
+                ok = bool(
+                    point_errors(learner.fit(X, Y).hypotheses_, targets, w).max() <= POINT_ALPHA
+                )
             wins += int(ok)
             losses += int(not ok)
         if wins >= cell.needed:
@@ -220,8 +230,12 @@ def run_sample_complexity(config: RunConfig) -> ExperimentResult:
         for k in ks
     ]
     found = run_trials(
-        needed_sample_size, cells, seed=config.seed, n_jobs=config.n_jobs,
-        desc="multi-sample-complexity", progress=config.progress,
+        needed_sample_size,
+        cells,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc="multi-sample-complexity",
+        progress=config.progress,
     )
     by_cell = dict(zip(cells, found))
     theory = {
@@ -236,14 +250,20 @@ def run_sample_complexity(config: RunConfig) -> ExperimentResult:
         "independent of k, for the multi-learners.",
     )
     slopes = Table(["problem", "learner", "slope_log_n_vs_log_k", "expected"])
-    expected = {"multi": "0 (flat)", "independent-stable": "about 1/2", "independent-em": "about 1",
-                "sanitizer": "about 1 (additive: sanitizer + k VC)"}
+    expected = {
+        "multi": "0 (flat)",
+        "independent-stable": "about 1/2",
+        "independent-em": "about 1",
+        "sanitizer": "about 1 (additive: sanitizer + k VC)",
+    }
     series: Dict[Tuple[str, str], List[Optional[int]]] = {}
     for problem, key, label in LEARNERS:
         ns = [by_cell[SearchCell(problem, key, k, reps, needed, 16, n_max, max_labels)] for k in ks]
         series[(problem, key)] = ns
         for k, n in zip(ks, ns):
-            table.add_row([problem, label, k, n, reps, needed, theory[problem] if key == "multi" else None])
+            table.add_row(
+                [problem, label, k, n, reps, needed, theory[problem] if key == "multi" else None]
+            )
         s = _slope(ks, ns)
         slopes.add_row([problem, label, None if s is None else round(s, 3), expected[key]])
     notes = [
@@ -268,12 +288,18 @@ def run_sample_complexity(config: RunConfig) -> ExperimentResult:
                 if over:
                     cap = [min(n_max, max_labels // k) for k in over]
                     ax.plot(over, cap, "^", color=f"C{i % 4}", markerfacecolor="none")
-            ax.axhline(theory[problem], color="0.4", linestyle="--", label="theory (multi-learner), any k")
+            ax.axhline(
+                theory[problem], color="0.4", linestyle="--", label="theory (multi-learner), any k"
+            )
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("number of concepts k")
             ax.set_ylabel("sample size needed")
-            ax.set_title("parities on {0,1}^8, exact" if problem == "parities" else "points, Zipf on 100, error <= 0.02")
+            ax.set_title(
+                "parities on {0,1}^8, exact"
+                if problem == "parities"
+                else "points, Zipf on 100, error <= 0.02"
+            )
             ax.legend(fontsize=7, loc="upper left")
         fig.savefig(path, dpi=120)
 
@@ -306,7 +332,9 @@ def _attacked(key: str, epsilon: float) -> Any:
     if key == "independent-basic":
         return IndependentMultiLearner(Points(domain_size=2), epsilon)
     if key == "independent-advanced":
-        return IndependentMultiLearner(Points(domain_size=2), epsilon, ATTACK_DELTA, composition="advanced")
+        return IndependentMultiLearner(
+            Points(domain_size=2), epsilon, ATTACK_DELTA, composition="advanced"
+        )
     if key == "sanitizer":
         return SanitizerMultiLearner(Points(), epsilon, ATTACK_DELTA)
     return PointMultiLearner(epsilon, ATTACK_DELTA)
@@ -323,14 +351,25 @@ def attack_cell(cell: AttackCell, seed: int) -> Dict[str, Any]:
     """One run of :func:`~privlearn.attacks.fingerprinting_attack` (all randomness from
     ``seed``)."""
     res = fingerprinting_attack(
-        _attacked(cell.key, cell.epsilon), ATTACK_USERS, trials=cell.trials,
-        false_accusation=ATTACK_XI, alpha=FALSE_POSITIVE_RATE, rng=seed,
+        _attacked(cell.key, cell.epsilon),
+        ATTACK_USERS,
+        trials=cell.trials,
+        false_accusation=ATTACK_XI,
+        alpha=FALSE_POSITIVE_RATE,
+        rng=seed,
     )
     lo, hi = res.identification_interval
     return {
-        "identified": res.identified, "feasible": res.feasible, "in": res.target_accused_in,
-        "out": res.target_accused_out, "lo": lo, "hi": hi, "bound": res.dp_bound,
-        "refutes": res.refutes_claim, "eps_lb": res.epsilon_lower_bound, "k": res.code_length,
+        "identified": res.identified,
+        "feasible": res.feasible,
+        "in": res.target_accused_in,
+        "out": res.target_accused_out,
+        "lo": lo,
+        "hi": hi,
+        "bound": res.dp_bound,
+        "refutes": res.refutes_claim,
+        "eps_lb": res.epsilon_lower_bound,
+        "k": res.code_length,
         "claimed": None if res.claimed is None else (res.claimed.epsilon, res.claimed.delta),
     }
 
@@ -357,15 +396,33 @@ def run_attack(config: RunConfig) -> ExperimentResult:
         AttackCell(key, eps, trials) for key, _ in ATTACKED[1:] for eps in epsilons
     ]
     results = run_trials(
-        attack_cell, cells, seed=config.seed, n_jobs=config.n_jobs,
-        desc="multi-fingerprinting-attack", progress=config.progress,
+        attack_cell,
+        cells,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc="multi-fingerprinting-attack",
+        progress=config.progress,
     )
     by_cell = dict(zip(cells, results))
     labels = dict(ATTACKED)
     table = Table(
-        ["learner", "epsilon", "delta", "k", "trials", "identified", "rate", "rate_cp_lower",
-         "rate_cp_upper", "dp_bound", "refuted", "feasible_words", "target_in", "target_out",
-         "epsilon_lower_bound"],
+        [
+            "learner",
+            "epsilon",
+            "delta",
+            "k",
+            "trials",
+            "identified",
+            "rate",
+            "rate_cp_lower",
+            "rate_cp_upper",
+            "dp_bound",
+            "refuted",
+            "feasible_words",
+            "target_in",
+            "target_out",
+            "epsilon_lower_bound",
+        ],
         description="rate: trials in which some user was identified; dp_bound = min(1, e^eps xi + n delta); "
         "target_in / target_out: a random user accused with their row in the data / replaced by a "
         "nonce row; epsilon_lower_bound: the resulting lower confidence bound on the learner's epsilon.",
@@ -373,11 +430,25 @@ def run_attack(config: RunConfig) -> ExperimentResult:
     for cell in cells:
         r = by_cell[cell]
         claimed = r["claimed"]
-        table.add_row([
-            labels[cell.key], claimed[0] if claimed else None, claimed[1] if claimed else None, r["k"],
-            cell.trials, r["identified"], r["identified"] / cell.trials, r["lo"], r["hi"], r["bound"],
-            "yes" if r["refutes"] else "no", r["feasible"], r["in"], r["out"], r["eps_lb"],
-        ])
+        table.add_row(
+            [
+                labels[cell.key],
+                claimed[0] if claimed else None,
+                claimed[1] if claimed else None,
+                r["k"],
+                cell.trials,
+                r["identified"],
+                r["identified"] / cell.trials,
+                r["lo"],
+                r["hi"],
+                r["bound"],
+                "yes" if r["refutes"] else "no",
+                r["feasible"],
+                r["in"],
+                r["out"],
+                r["eps_lb"],
+            ]
+        )
     np_rate = by_cell[cells[0]]["identified"] / trials
     refuted = [row for row in table.rows if row[10] == "yes"]
     notes = [
@@ -386,7 +457,8 @@ def run_attack(config: RunConfig) -> ExperimentResult:
         f"non-private learner: identification rate {np_rate:.2f} (Clopper-Pearson lower bound "
         f"{by_cell[cells[0]]['lo']:.3f}).",
         "no private learner's identification rate exceeds what its (epsilon, delta) allows"
-        if not refuted else f"REFUTED claims: {len(refuted)} rows",
+        if not refuted
+        else f"REFUTED claims: {len(refuted)} rows",
     ]
 
     def draw(path: Any) -> None:
@@ -396,15 +468,21 @@ def run_attack(config: RunConfig) -> ExperimentResult:
         for i, (key, label) in enumerate(ATTACKED[1:]):
             rates = [by_cell[AttackCell(key, e, trials)]["identified"] / trials for e in epsilons]
             ax.plot(xs, rates, "o-", color=f"C{i}", label=label)
-        bound = np.minimum(1.0, np.exp(np.minimum(xs, 700.0)) * ATTACK_XI + ATTACK_USERS * ATTACK_DELTA)
+        bound = np.minimum(
+            1.0, np.exp(np.minimum(xs, 700.0)) * ATTACK_XI + ATTACK_USERS * ATTACK_DELTA
+        )
         ax.plot(xs, bound, "k--", label="(epsilon, delta)-DP bound e^eps xi + n delta")
         ax.axhline(np_rate, color="C3", linestyle=":", label="non-private learner")
         ax.set_xscale("log", base=2)
         ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel("total epsilon of the learner (k concepts)")
         ax.set_ylabel("identification rate")
-        ax.set_title(f"fingerprinting attack: n = {ATTACK_USERS}, k = {by_cell[cells[0]]['k']}", fontsize=11)
+        ax.set_title(
+            f"fingerprinting attack: n = {ATTACK_USERS}, k = {by_cell[cells[0]]['k']}", fontsize=11
+        )
         ax.legend(fontsize=7, loc="center right")
         fig.savefig(path, dpi=120)
 
-    return ExperimentResult(tables={"identification": table}, figures={"identification-vs-epsilon": draw}, notes=notes)
+    return ExperimentResult(
+        tables={"identification": table}, figures={"identification-vs-epsilon": draw}, notes=notes
+    )

@@ -114,7 +114,9 @@ def run_trial(task: Tuple[str, int, int, bool], seed: int) -> Dict[str, Any]:
     for method in ("noisy_vote", "randomized_response"):
         for k in TEACHERS:
             if k <= n // 4:
-                clf = SubsampleAggregatePredictor(ERMClassifier(H), k, EPSILON, aggregation=method, rng=rng)
+                clf = SubsampleAggregatePredictor(
+                    ERMClassifier(H), k, EPSILON, aggregation=method, rng=rng
+                )
                 out[f"{method}:{k}"] = excess(clf)
                 out[f"{method}:{k}:epsilon"] = clf.epsilon_
     return out
@@ -134,8 +136,15 @@ def _draw(path: Path, curves: Dict[str, Dict[str, Dict[str, np.ndarray]]], reps:
         for j, method in enumerate(METHODS):
             c = by_method[method]
             colour = f"C{j}"
-            ax.errorbar(c["n"], c["mean"], yerr=c["se"], fmt="o-", color=colour, capsize=2,
-                        label=LABELS[method])
+            ax.errorbar(
+                c["n"],
+                c["mean"],
+                yerr=c["se"],
+                fmt="o-",
+                color=colour,
+                capsize=2,
+                label=LABELS[method],
+            )
             ax.plot(c["n"], c["theory"], "--", color=colour, alpha=0.6)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -171,14 +180,34 @@ that the theory's settings require at alpha = 0.1."""
 def run(config: RunConfig) -> ExperimentResult:
     """Run the experiment (see the module docstring)."""
     reps = 1 if config.quick else 5
-    tasks = [(cls, n, r, config.quick) for cls in CLASSES for n in sizes(cls, config.quick) for r in range(reps)]
-    results = run_trials(run_trial, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=NAME,
-                         progress=config.progress)
+    tasks = [
+        (cls, n, r, config.quick)
+        for cls in CLASSES
+        for n in sizes(cls, config.quick)
+        for r in range(reps)
+    ]
+    results = run_trials(
+        run_trial,
+        tasks,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=NAME,
+        progress=config.progress,
+    )
     by_task = dict(zip(tasks, results))
 
     table = Table(
-        ["class", "n", "method", "teachers", "mean_excess_error", "se", "theory_rate_scaled",
-         "certified_epsilon", "samples"],
+        [
+            "class",
+            "n",
+            "method",
+            "teachers",
+            "mean_excess_error",
+            "se",
+            "theory_rate_scaled",
+            "certified_epsilon",
+            "samples",
+        ],
         description="Excess error L_D(A) - opt (mean and standard error over independent samples, "
         "each measured on fresh private test queries); the theory's rate scaled to the "
         "measurements; the certified per-query epsilon; for the baselines, the number of teachers "
@@ -194,8 +223,11 @@ def run(config: RunConfig) -> ExperimentResult:
             means, ses, teachers, eps = [], [], [], []
             for n in ns:
                 runs = [by_task[(cls, n, r, config.quick)] for r in range(reps)]
-                keys = [method] if method in ("corollary1", "theorem2") else [
-                    f"{method}:{k}" for k in TEACHERS if f"{method}:{k}" in runs[0]]
+                keys = (
+                    [method]
+                    if method in ("corollary1", "theorem2")
+                    else [f"{method}:{k}" for k in TEACHERS if f"{method}:{k}" in runs[0]]
+                )
                 best = min(keys, key=lambda key: np.mean([run[key] for run in runs]))
                 vals = np.array([run[best] for run in runs])
                 means.append(float(vals.mean()))
@@ -206,10 +238,26 @@ def run(config: RunConfig) -> ExperimentResult:
             mean_arr = np.array(means)
             theory = rate(method, d, n_arr)
             theory = theory * _scale(mean_arr, theory)
-            curves[cls][method] = {"n": n_arr, "mean": mean_arr, "se": np.array(ses), "theory": theory}
+            curves[cls][method] = {
+                "n": n_arr,
+                "mean": mean_arr,
+                "se": np.array(ses),
+                "theory": theory,
+            }
             for i, n in enumerate(ns):
-                table.add_row([cls, n, method, teachers[i] or None, means[i], ses[i], float(theory[i]),
-                               eps[i], reps])
+                table.add_row(
+                    [
+                        cls,
+                        n,
+                        method,
+                        teachers[i] or None,
+                        means[i],
+                        ses[i],
+                        float(theory[i]),
+                        eps[i],
+                        reps,
+                    ]
+                )
         cor, rr = curves[cls]["corollary1"]["mean"], curves[cls]["randomized_response"]["mean"]
         notes.append(
             f"{cls}: Corollary 1 is at least as accurate as randomized-response aggregation at "
@@ -217,8 +265,18 @@ def run(config: RunConfig) -> ExperimentResult:
         )
 
     theory_table = Table(
-        ["class", "predictor", "alpha", "target", "n_required", "subsample_size", "inner_epsilon",
-         "flip_probability", "blocks", "certified"],
+        [
+            "class",
+            "predictor",
+            "alpha",
+            "target",
+            "n_required",
+            "subsample_size",
+            "inner_epsilon",
+            "flip_probability",
+            "blocks",
+            "certified",
+        ],
         description="Sample sizes and parameters from the theory's settings at alpha = 0.1 "
         "(stable: gamma = 0.1; private: epsilon = 1), with this library's explicit constants.",
     )
@@ -228,8 +286,20 @@ def run(config: RunConfig) -> ExperimentResult:
             ("corollary1", corollary1_setting(H, THEORY_ALPHA, EPSILON)),
             ("theorem2", theorem2_setting(H, THEORY_ALPHA, EPSILON)),
         ):
-            theory_table.add_row([cls, name, s.alpha, s.target, s.n, s.subsample_size, s.inner_epsilon,
-                                  s.flip_probability, s.n_blocks or None, s.certified])
+            theory_table.add_row(
+                [
+                    cls,
+                    name,
+                    s.alpha,
+                    s.target,
+                    s.n,
+                    s.subsample_size,
+                    s.inner_epsilon,
+                    s.flip_probability,
+                    s.n_blocks or None,
+                    s.certified,
+                ]
+            )
     notes.append(
         "The theory settings ask for far larger samples than the practical mode uses (Theorem 2: "
         "of order 10^7 and more); every predictor's per-query epsilon is certified exactly at any "

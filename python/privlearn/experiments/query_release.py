@@ -30,7 +30,12 @@ import numpy as np
 
 from .. import _core
 from ..hypotheses import Thresholds
-from ..query_release import AgnosticQueryRelease, SubsampleSVT, UniversalQueryRelease, theory_parameters
+from ..query_release import (
+    AgnosticQueryRelease,
+    SubsampleSVT,
+    UniversalQueryRelease,
+    theory_parameters,
+)
 from ..query_release._accounting import theory_cutoff
 from ..random import Generator
 from ._framework import ExperimentResult, RunConfig, Table, new_figure, register, run_trials
@@ -43,7 +48,12 @@ SPLIT = 0.25  # UniversalQueryRelease: epsilon share of its second (semi-private
 ERM_RECORDS = 1_000_000  # the non-private baseline: exact ERM on this many of the records
 DISTRIBUTIONS: Tuple[str, ...] = ("realizable", "label-noise", "twin-minima")
 GAMMA = {"realizable": 0.0, "label-noise": 0.1, "twin-minima": 0.2}
-ALGORITHMS: Tuple[str, ...] = ("SubsampleSVT", "AgnosticQueryRelease", "UniversalQueryRelease", "ERM (non-private)")
+ALGORITHMS: Tuple[str, ...] = (
+    "SubsampleSVT",
+    "AgnosticQueryRelease",
+    "UniversalQueryRelease",
+    "ERM (non-private)",
+)
 
 
 @dataclass(frozen=True)
@@ -99,38 +109,87 @@ def run_setting(setting: Setting, seed: int) -> List[List[Any]]:
         q, yq = sample(setting.distribution, m, data)
         cutoff = theory_cutoff(m, ALPHA, BETA)
         algos: Dict[str, Any] = {
-            "SubsampleSVT": SubsampleSVT(Thresholds(), epsilon=EPSILON, delta=DELTA, m=m, cutoff=cutoff),
+            "SubsampleSVT": SubsampleSVT(
+                Thresholds(), epsilon=EPSILON, delta=DELTA, m=m, cutoff=cutoff
+            ),
             "AgnosticQueryRelease": AgnosticQueryRelease(
                 Thresholds(), epsilon=EPSILON, delta=DELTA, m=m, cutoff=cutoff
             ),
             "UniversalQueryRelease": UniversalQueryRelease(
-                Thresholds(), epsilon=EPSILON, delta=DELTA, m=m, m_o=setting.m_o,
-                cutoff=theory_cutoff(min(m, setting.m_o), ALPHA, BETA), split=SPLIT,
+                Thresholds(),
+                epsilon=EPSILON,
+                delta=DELTA,
+                m=m,
+                m_o=setting.m_o,
+                cutoff=theory_cutoff(min(m, setting.m_o), ALPHA, BETA),
+                split=SPLIT,
             ),
         }
         for name, algo in algos.items():
             session = algo.start(X, y, rng=gen)
             out = session.answer_many(q)
             err, err_coin, bottom = _errors(out, yq)
-            k = session.details.k if name == "AgnosticQueryRelease" else (
-                algo.k if name == "SubsampleSVT" else session._first.details.k
+            k = (
+                session.details.k
+                if name == "AgnosticQueryRelease"
+                else (algo.k if name == "SubsampleSVT" else session._first.details.k)
             )
-            rows.append([setting.distribution, m, name, setting.rep, err, err_coin, bottom,
-                         session.unstable, bool(session.halted), k, session.privacy.epsilon,
-                         session.privacy.delta])
+            rows.append(
+                [
+                    setting.distribution,
+                    m,
+                    name,
+                    setting.rep,
+                    err,
+                    err_coin,
+                    bottom,
+                    session.unstable,
+                    bool(session.halted),
+                    k,
+                    session.privacy.epsilon,
+                    session.privacy.delta,
+                ]
+            )
         e = float(np.mean((q >= erm) != yq))
-        rows.append([setting.distribution, m, ALGORITHMS[3], setting.rep, e, e, 0.0, 0, False, 0, None, None])
+        rows.append(
+            [
+                setting.distribution,
+                m,
+                ALGORITHMS[3],
+                setting.rep,
+                e,
+                e,
+                0.0,
+                0,
+                False,
+                0,
+                None,
+                None,
+            ]
+        )
     return rows
 
 
 def _summary(raw: Table, ms: Sequence[int]) -> Table:
-    out = Table(["distribution", "gamma", "m", "algorithm", "error", "error_coin", "bottom_rate",
-                 "halted_rate", "k", "reps"],
-                description="Mean over repetitions. error: misclassification rate over the m queries "
-                "with an unstable answer (⊥) counted as wrong; error_coin: the same with ⊥ replaced "
-                "by a fair coin (the paper's 'random label'); bottom_rate: fraction of ⊥ answers; "
-                "halted_rate: fraction of sessions that reached the cut-off (after it, every answer "
-                "is ⊥); k: sub-samples of the sparse-vector stage.")
+    out = Table(
+        [
+            "distribution",
+            "gamma",
+            "m",
+            "algorithm",
+            "error",
+            "error_coin",
+            "bottom_rate",
+            "halted_rate",
+            "k",
+            "reps",
+        ],
+        description="Mean over repetitions. error: misclassification rate over the m queries "
+        "with an unstable answer (⊥) counted as wrong; error_coin: the same with ⊥ replaced "
+        "by a fair coin (the paper's 'random label'); bottom_rate: fraction of ⊥ answers; "
+        "halted_rate: fraction of sessions that reached the cut-off (after it, every answer "
+        "is ⊥); k: sub-samples of the sparse-vector stage.",
+    )
     cols = {c: i for i, c in enumerate(raw.columns)}
     for dist in DISTRIBUTIONS:
         for m in ms:
@@ -138,22 +197,46 @@ def _summary(raw: Table, ms: Sequence[int]) -> Table:
                 sel = [r for r in raw.rows if r[0] == dist and r[1] == m and r[2] == alg]
                 if not sel:
                     continue
-                mean = lambda c: float(np.mean([r[cols[c]] for r in sel]))  # noqa: E731
-                out.add_row([dist, GAMMA[dist], m, alg, mean("error"), mean("error_coin"),
-                             mean("bottom_rate"), mean("halted"), int(mean("k")), len(sel)])
+                mean = lambda c: float(np.mean([r[cols[c]] for r in sel]))  # noqa: B023 (used at once)
+                out.add_row(
+                    [
+                        dist,
+                        GAMMA[dist],
+                        m,
+                        alg,
+                        mean("error"),
+                        mean("error_coin"),
+                        mean("bottom_rate"),
+                        mean("halted"),
+                        int(mean("k")),
+                        len(sel),
+                    ]
+                )
     return out
 
 
 def _theory_table() -> Table:
-    t = Table(["m", "cutoff_T", "epsilon_hat", "delta_hat", "noise_scale", "k", "threshold_w",
-               "n_required"],
-              description="Theory mode (Alg. 3 step 1 and Lemma 3.5) at (epsilon, delta, alpha, beta) "
-              "= (1, 1e-6, 0.1, 0.1) and d = 1: the paper's constants need about 10^6 sub-samples "
-              "and samples of order 10^9 or more (n_required is Lemma 3.5's reference size, whose "
-              "constants the notes flag as loose); lambda, k and w are not monotone in m.")
+    t = Table(
+        [
+            "m",
+            "cutoff_T",
+            "epsilon_hat",
+            "delta_hat",
+            "noise_scale",
+            "k",
+            "threshold_w",
+            "n_required",
+        ],
+        description="Theory mode (Alg. 3 step 1 and Lemma 3.5) at (epsilon, delta, alpha, beta) "
+        "= (1, 1e-6, 0.1, 0.1) and d = 1: the paper's constants need about 10^6 sub-samples "
+        "and samples of order 10^9 or more (n_required is Lemma 3.5's reference size, whose "
+        "constants the notes flag as loose); lambda, k and w are not monotone in m.",
+    )
     for m in (10, 100, 1000, 10**4, 10**6):
         p = theory_parameters(1.0, 1e-6, 0.1, 0.1, m, d=1)
-        t.add_row([m, p.cutoff, p.epsilon_hat, p.delta_hat, p.noise_scale, p.k, p.threshold, p.n_required])
+        t.add_row(
+            [m, p.cutoff, p.epsilon_hat, p.delta_hat, p.noise_scale, p.k, p.threshold, p.n_required]
+        )
     return t
 
 
@@ -162,8 +245,12 @@ def _draw(path: Path, summary: Table, n: int) -> None:
     fig = new_figure(figsize=(4.4 * len(dists), 4.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(dists), sharey=True))
     cols = {c: i for i, c in enumerate(summary.columns)}
-    styles = {"SubsampleSVT": ("C0", "o"), "AgnosticQueryRelease": ("C1", "s"),
-              "UniversalQueryRelease": ("C2", "^"), "ERM (non-private)": ("0.3", "")}
+    styles = {
+        "SubsampleSVT": ("C0", "o"),
+        "AgnosticQueryRelease": ("C1", "s"),
+        "UniversalQueryRelease": ("C2", "^"),
+        "ERM (non-private)": ("0.3", ""),
+    }
     for ax, dist in zip(axes, dists):
         for alg in ALGORITHMS:
             rows = [r for r in summary.rows if r[0] == dist and r[3] == alg]
@@ -171,8 +258,14 @@ def _draw(path: Path, summary: Table, n: int) -> None:
                 continue
             ms = [r[cols["m"]] for r in rows]
             color, marker = styles[alg]
-            ax.plot(ms, [r[cols["error"]] for r in rows], marker=marker or None, color=color, label=alg,
-                    linestyle=":" if not marker else "-")
+            ax.plot(
+                ms,
+                [r[cols["error"]] for r in rows],
+                marker=marker or None,
+                color=color,
+                label=alg,
+                linestyle=":" if not marker else "-",
+            )
         ax.axhline(GAMMA[dist], color="0.6", linestyle="--", label="γ = min err")
         ax.set_xscale("log")
         ax.set_xlabel("number of queries m")
@@ -210,12 +303,38 @@ def run(config: RunConfig) -> ExperimentResult:
     if config.quick:
         n, ms, m_o, reps, dists = 10_000_000, (20, 80), 40, 1, ("realizable", "twin-minima")
     else:
-        n, ms, m_o, reps, dists = 30_000_000, (10, 25, 50, 100, 200, 400, 800), 100, 5, DISTRIBUTIONS
+        n, ms, m_o, reps, dists = (
+            30_000_000,
+            (10, 25, 50, 100, 200, 400, 800),
+            100,
+            5,
+            DISTRIBUTIONS,
+        )
     settings = [Setting(d, n, ms, m_o, r) for d in dists for r in range(reps)]
-    results = run_trials(run_setting, settings, seed=config.seed, n_jobs=config.n_jobs, desc=NAME,
-                         progress=config.progress)
-    raw = Table(["distribution", "m", "algorithm", "rep", "error", "error_coin", "bottom_rate",
-                 "unstable", "halted", "k", "epsilon", "delta"])
+    results = run_trials(
+        run_setting,
+        settings,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=NAME,
+        progress=config.progress,
+    )
+    raw = Table(
+        [
+            "distribution",
+            "m",
+            "algorithm",
+            "rep",
+            "error",
+            "error_coin",
+            "bottom_rate",
+            "unstable",
+            "halted",
+            "k",
+            "epsilon",
+            "delta",
+        ]
+    )
     for rows in results:
         for row in rows:
             raw.add_row(row)
@@ -228,7 +347,9 @@ def run(config: RunConfig) -> ExperimentResult:
     ]
     cols = {c: i for i, c in enumerate(summary.columns)}
     for m in ms:
-        twin = {r[cols["algorithm"]]: r for r in summary.rows if r[0] == "twin-minima" and r[2] == m}
+        twin = {
+            r[cols["algorithm"]]: r for r in summary.rows if r[0] == "twin-minima" and r[2] == m
+        }
         if "SubsampleSVT" in twin and "AgnosticQueryRelease" in twin:
             notes.append(
                 f"twin minima, m = {m}: SubsampleSVT answers {twin['SubsampleSVT'][cols['bottom_rate']]:.0%} "

@@ -184,8 +184,13 @@ def _error_panel(
     positive = mean > 0
     lower = np.where(mean - 2 * se > 0, mean - 2 * se, np.nan)
     ax.fill_between(
-        eps, np.nan_to_num(lower, nan=mean[positive].min() / 10 if positive.any() else 1e-12),
-        mean + 2 * se, color=colour, alpha=0.2, linewidth=0, label="±2 standard errors",
+        eps,
+        np.nan_to_num(lower, nan=mean[positive].min() / 10 if positive.any() else 1e-12),
+        mean + 2 * se,
+        color=colour,
+        alpha=0.2,
+        linewidth=0,
+        label="±2 standard errors",
     )
     ax.plot(eps[positive], mean[positive], "o-", color=colour, label=label)
     ax.set_xscale("log")
@@ -195,34 +200,51 @@ def _error_panel(
 
 
 def _draw_median_figure(
-    path: Path, eps: np.ndarray, rank: Dict[str, np.ndarray], dose: Dict[str, np.ndarray],
-    rank_floor: float, dose_floor: float, n: int, reps: int,
+    path: Path,
+    eps: np.ndarray,
+    rank: Dict[str, np.ndarray],
+    dose: Dict[str, np.ndarray],
+    rank_floor: float,
+    dose_floor: float,
+    n: int,
+    reps: int,
 ) -> None:
     fig = new_figure(figsize=(11, 4.4), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
     _error_panel(ax1, eps, rank["mean"], rank["se"], "C0", "mean rank error")
     ax1.plot(eps, rank["bound"], "--", color="C3", label="90% utility bound (McSherry–Talwar)")
-    ax1.axhline(rank_floor, color="0.4", linestyle=":",
-                label=f"best candidate's rank error ({rank_floor:.3g}, ties)")
+    ax1.axhline(
+        rank_floor,
+        color="0.4",
+        linestyle=":",
+        label=f"best candidate's rank error ({rank_floor:.3g}, ties)",
+    )
     ax1.set_ylabel("rank error |F_n(c) − 1/2|")
     ax1.set_title("rank error")
     ax1.legend(fontsize=8, loc="upper right")
 
     _error_panel(ax2, eps, dose["mean"], dose["se"], "C1", "mean |c − median| (dose units)")
-    ax2.axhline(dose_floor, color="0.4", linestyle=":",
-                label=f"best candidate's error ({dose_floor:.3g}, grid)")
+    ax2.axhline(
+        dose_floor,
+        color="0.4",
+        linestyle=":",
+        label=f"best candidate's error ({dose_floor:.3g}, grid)",
+    )
     ax2.set_ylabel("absolute error (z-scored dose)")
     ax2.set_title("error in dose units")
     ax2.legend(fontsize=8, loc="upper right")
     fig.suptitle(
-        f"(a) Private median dose by the exponential mechanism, IWPC n = {n}, "
-        f"{reps} draws per ε"
+        f"(a) Private median dose by the exponential mechanism, IWPC n = {n}, {reps} draws per ε"
     )
     fig.savefig(path, dpi=120)
 
 
 def _draw_threshold_figure(
-    path: Path, eps: np.ndarray, excess: Dict[str, np.ndarray], n: int, reps: int,
+    path: Path,
+    eps: np.ndarray,
+    excess: Dict[str, np.ndarray],
+    n: int,
+    reps: int,
     n_hypotheses: int,
 ) -> None:
     fig = new_figure(figsize=(6.4, 4.6), layout="constrained")
@@ -233,7 +255,8 @@ def _draw_threshold_figure(
     ax.set_ylabel("excess empirical 0-1 error over the best hypothesis")
     ax.set_title(
         f"(b) Private threshold classifier of dose > 0\n"
-        f"{n_hypotheses} hypotheses, IWPC n = {n}, {reps} draws per ε", fontsize=11,
+        f"{n_hypotheses} hypotheses, IWPC n = {n}, {reps} draws per ε",
+        fontsize=11,
     )
     ax.legend(fontsize=8, loc="lower left")
     fig.savefig(path, dpi=120)
@@ -299,33 +322,72 @@ def run(config: RunConfig) -> ExperimentResult:
     tasks = [_DrawTask("a", float(e), u_med, MEDIAN_SENSITIVITY, reps) for e in eps]
     tasks += [_DrawTask("b", float(e), u_thr, THRESHOLD_SENSITIVITY, reps) for e in eps]
     draws = run_trials(
-        _draw_task, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=NAME,
+        _draw_task,
+        tasks,
+        seed=config.seed,
+        n_jobs=config.n_jobs,
+        desc=NAME,
         progress=config.progress,
     )
-    draws_a, draws_b = draws[: eps.size], draws[eps.size:]
+    draws_a, draws_b = draws[: eps.size], draws[eps.size :]
 
     med_rows: List[Dict[str, float]] = []
     for e, idx, bound in zip(eps, draws_a, rank_bound):
         r_mean, r_se, r_q90 = _summary(rank_err_grid[idx])
         d_mean, d_se, d_q90 = _summary(dose_err_grid[idx])
-        med_rows.append(dict(
-            epsilon=float(e), mean=r_mean, se=r_se, q90=r_q90, bound=float(bound),
-            coverage=float(np.mean(rank_err_grid[idx] <= bound)),
-            dose_mean=d_mean, dose_se=d_se, dose_q90=d_q90,
-        ))
+        med_rows.append(
+            dict(
+                epsilon=float(e),
+                mean=r_mean,
+                se=r_se,
+                q90=r_q90,
+                bound=float(bound),
+                coverage=float(np.mean(rank_err_grid[idx] <= bound)),
+                dose_mean=d_mean,
+                dose_se=d_se,
+                dose_q90=d_q90,
+            )
+        )
     thr_rows: List[Dict[str, float]] = []
     for e, idx, bound in zip(eps, draws_b, thr_bound):
         x_mean, x_se, x_q90 = _summary(excess_grid[idx])
-        thr_rows.append(dict(
-            epsilon=float(e), mean=x_mean, se=x_se, q90=x_q90, bound=float(bound),
-            coverage=float(np.mean(excess_grid[idx] <= bound)),
-        ))
+        thr_rows.append(
+            dict(
+                epsilon=float(e),
+                mean=x_mean,
+                se=x_se,
+                q90=x_q90,
+                bound=float(bound),
+                coverage=float(np.mean(excess_grid[idx] <= bound)),
+            )
+        )
 
     median_table = Table(
-        ["epsilon", "mean_rank_error", "se_rank_error", "q90_rank_error", "theory_bound_90",
-         "coverage", "mean_abs_dose_error", "se_abs_dose_error", "q90_abs_dose_error"],
-        [[r["epsilon"], r["mean"], r["se"], r["q90"], r["bound"], r["coverage"],
-          r["dose_mean"], r["dose_se"], r["dose_q90"]] for r in med_rows],
+        [
+            "epsilon",
+            "mean_rank_error",
+            "se_rank_error",
+            "q90_rank_error",
+            "theory_bound_90",
+            "coverage",
+            "mean_abs_dose_error",
+            "se_abs_dose_error",
+            "q90_abs_dose_error",
+        ],
+        [
+            [
+                r["epsilon"],
+                r["mean"],
+                r["se"],
+                r["q90"],
+                r["bound"],
+                r["coverage"],
+                r["dose_mean"],
+                r["dose_se"],
+                r["dose_q90"],
+            ]
+            for r in med_rows
+        ],
         description=(
             f"(a) Private median dose, {reps} draws per epsilon. Rank error |F_n(c) - 1/2|; "
             "theory_bound_90 = min(1/2, -OPT/(2n) + (2/(epsilon n))(ln|G| + ln 10)) holds with "
@@ -334,10 +396,15 @@ def run(config: RunConfig) -> ExperimentResult:
         ),
     )
     threshold_table = Table(
-        ["epsilon", "mean_excess_error", "se_excess_error", "q90_excess_error",
-         "theory_bound_90", "coverage"],
-        [[r["epsilon"], r["mean"], r["se"], r["q90"], r["bound"], r["coverage"]]
-         for r in thr_rows],
+        [
+            "epsilon",
+            "mean_excess_error",
+            "se_excess_error",
+            "q90_excess_error",
+            "theory_bound_90",
+            "coverage",
+        ],
+        [[r["epsilon"], r["mean"], r["se"], r["q90"], r["bound"], r["coverage"]] for r in thr_rows],
         description=(
             f"(b) Private threshold classifier of dose > 0, {reps} draws per epsilon. Excess "
             "empirical 0-1 error of the chosen hypothesis over the best of the 726; "
@@ -364,17 +431,29 @@ def run(config: RunConfig) -> ExperimentResult:
         f"(< 0: n is odd and {int(np.sum(y == median))} patients share the median value), so "
         f"the best achievable rank error on the grid is -OPT/(2n) = {rank_floor:.4g} and the best "
         f"candidate's dose error is {dose_floor:.4g}.",
-        _slope_note("(a) rank error", rank_slope, rank_used,
-                    "theory: -1, the (2/(epsilon n))(ln|G| + ln 10) bound"),
-        _slope_note("(a) dose error", dose_slope, dose_used,
-                    "no theory rate: it depends on the data's density near the median"),
+        _slope_note(
+            "(a) rank error",
+            rank_slope,
+            rank_used,
+            "theory: -1, the (2/(epsilon n))(ln|G| + ln 10) bound",
+        ),
+        _slope_note(
+            "(a) dose error",
+            dose_slope,
+            dose_used,
+            "no theory rate: it depends on the data's density near the median",
+        ),
         f"(a) Fraction of draws within the 90% bound: at least {min_cov_a:.3f} at every "
         "epsilon (theory: at least 0.9).",
         f"(b) Best hypothesis: predict dose > 0 when {THRESHOLD_FEATURES[best_j]} "
         f"{best_orient} {best_thr:g}, empirical error {best_mistakes / n:.4f} "
         f"(base rate of dose > 0: {z.mean():.4f}).",
-        _slope_note("(b) excess error", thr_slope, thr_used,
-                    "theory: -1, the (2/(epsilon n))(ln|H| + ln 10) bound"),
+        _slope_note(
+            "(b) excess error",
+            thr_slope,
+            thr_used,
+            "theory: -1, the (2/(epsilon n))(ln|H| + ln 10) bound",
+        ),
         f"(b) Fraction of draws within the 90% bound: at least {min_cov_b:.3f} at every "
         "epsilon (theory: at least 0.9).",
     ]

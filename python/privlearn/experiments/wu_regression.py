@@ -115,7 +115,12 @@ def fit_method(key: str, eps: float, X: np.ndarray, y: np.ndarray, gen: Any) -> 
     if key == "di":
         params = data_independent_parameters(n, d, eps)
         return OutputPerturbationRegressor(
-            eps, alpha=params["alpha"], radius=params["radius"], variant="rls_out", **_common(), rng=gen
+            eps,
+            alpha=params["alpha"],
+            radius=params["radius"],
+            variant="rls_out",
+            **_common(),
+            rng=gen,
         ).fit(X, y)
     if key == "op_tight":
         return OutputPerturbationRegressor(
@@ -154,7 +159,9 @@ class _Task:
     rates: Tuple[float, ...]
 
 
-def _evaluate(model: Any, X: np.ndarray, y: np.ndarray, Xv: np.ndarray, yv: np.ndarray, prior: np.ndarray) -> Tuple[float, float]:
+def _evaluate(
+    model: Any, X: np.ndarray, y: np.ndarray, Xv: np.ndarray, yv: np.ndarray, prior: np.ndarray
+) -> Tuple[float, float]:
     train_rmse = float(np.sqrt(np.mean((_predict(model, X) - y) ** 2)))
     mse = float(np.mean((_predict(model, Xv) - yv) ** 2))
     if not (np.isfinite(mse) and np.isfinite(train_rmse)) or train_rmse == 0.0:
@@ -202,8 +209,12 @@ def _trial(task: _Task, seed: int) -> Dict[str, np.ndarray]:
             model = fit_method(key, eps, Xt, yt, gen)
             mse[i], mi[i] = done[(key, id(Xt))] = _evaluate(model, Xt, yt, Xv, yv, prior)
     shape = (-1, len(keys))
-    return {"mse": mse.reshape(shape).T, "mi": mi.reshape(shape).T, "baseline": np.array([baseline]),
-            "zero": np.array([float(np.mean(yv * yv))])}
+    return {
+        "mse": mse.reshape(shape).T,
+        "mi": mi.reshape(shape).T,
+        "baseline": np.array([baseline]),
+        "zero": np.array([float(np.mean(yv * yv))]),
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -254,8 +265,12 @@ def _verdict(z: float) -> str:
 
 
 def check_orderings(
-    mse: Dict[str, np.ndarray], mi: Dict[str, np.ndarray], eps: Sequence[float],
-    size_mse: Dict[Tuple[str, float], np.ndarray], size_mi: Dict[Tuple[str, float], np.ndarray], rates: Sequence[float],
+    mse: Dict[str, np.ndarray],
+    mi: Dict[str, np.ndarray],
+    eps: Sequence[float],
+    size_mse: Dict[Tuple[str, float], np.ndarray],
+    size_mi: Dict[Tuple[str, float], np.ndarray],
+    rates: Sequence[float],
     baseline: float,
 ) -> List[List[Any]]:
     """The orderings of the notes (spec/001 §5.6) as rows ``[id, claim, verdict, gap, z]``.
@@ -268,7 +283,9 @@ def check_orderings(
     eps = list(eps)
     rows: List[List[Any]] = []
 
-    def add(ident: str, claim: str, lower: np.ndarray, higher: np.ndarray, log: bool = True) -> None:
+    def add(
+        ident: str, claim: str, lower: np.ndarray, higher: np.ndarray, log: bool = True
+    ) -> None:
         gap, z = paired_z(lower, higher, log=log)
         rows.append([ident, claim, _verdict(z), gap, z])
 
@@ -276,42 +293,97 @@ def check_orderings(
     small = [i for i, e in enumerate(eps) if e <= 1.0]
     private = ("fm", "fm_noreg", "di", "tuned_r1", "tuned_r2", "obj_di", "obj_tuned", "op_tight")
     for key in private + ("oracle",):
-        add(f"1-{key}", f"{LABELS[key]}: MSE at eps={eps[last]:g} < at eps={eps[first]:g}",
-            mse[key][last], mse[key][first])
+        add(
+            f"1-{key}",
+            f"{LABELS[key]}: MSE at eps={eps[last]:g} < at eps={eps[first]:g}",
+            mse[key][last],
+            mse[key][first],
+        )
         for i in range(last):
             gap, z = paired_z(mse[key][i + 1], mse[key][i], log=True)
             if z <= -3.0:
-                rows.append([f"1-{key}-{eps[i]:g}", f"{LABELS[key]}: MSE does not increase from eps={eps[i]:g} "
-                             f"to {eps[i + 1]:g}", "fails", gap, z])
+                rows.append(
+                    [
+                        f"1-{key}-{eps[i]:g}",
+                        f"{LABELS[key]}: MSE does not increase from eps={eps[i]:g} "
+                        f"to {eps[i + 1]:g}",
+                        "fails",
+                        gap,
+                        z,
+                    ]
+                )
     for key in ("di", "oracle", "op_tight", "tuned_r1", "tuned_r2", "obj_tuned"):
         for fm in ("fm", "fm_noreg"):
             for i in small:
-                add(f"2-{key}-{fm}-{eps[i]:g}", f"{LABELS[key]} < {LABELS[fm]} in MSE at eps={eps[i]:g}",
-                    mse[key][i], mse[fm][i])
+                add(
+                    f"2-{key}-{fm}-{eps[i]:g}",
+                    f"{LABELS[key]} < {LABELS[fm]} in MSE at eps={eps[i]:g}",
+                    mse[key][i],
+                    mse[fm][i],
+                )
     for i, e in enumerate(eps):
-        add(f"3-{e:g}", f"oracle <= data-independent in MSE at eps={e:g}", mse["oracle"][i], mse["di"][i])
+        add(
+            f"3-{e:g}",
+            f"oracle <= data-independent in MSE at eps={e:g}",
+            mse["oracle"][i],
+            mse["di"][i],
+        )
     for key in ("tuned_r1", "tuned_r2"):
         for i in small:
-            add(f"4-{key}-{eps[i]:g}", f"{LABELS[key]} >= data-independent in MSE at eps={eps[i]:g}",
-                mse["di"][i], mse[key][i])
+            add(
+                f"4-{key}-{eps[i]:g}",
+                f"{LABELS[key]} >= data-independent in MSE at eps={eps[i]:g}",
+                mse["di"][i],
+                mse[key][i],
+            )
     for key in ("di", "oracle", "op_tight", "fm"):
-        add(f"5-{key}", f"{LABELS[key]}: MI accuracy at eps={eps[last]:g} > at eps={eps[first]:g}",
-            mi[key][first], mi[key][last], log=False)
+        add(
+            f"5-{key}",
+            f"{LABELS[key]}: MI accuracy at eps={eps[last]:g} > at eps={eps[first]:g}",
+            mi[key][first],
+            mi[key][last],
+            log=False,
+        )
     gap = float(np.nanmean(mi["fm"][first]) - baseline)
-    rows.append(["5-fm-baseline", f"functional mechanism's MI accuracy at eps={eps[first]:g} within 3 points "
-                 f"of the prior-mode baseline ({baseline:.3f})", "holds" if abs(gap) <= 0.03 else "fails", gap, math.nan])
+    rows.append(
+        [
+            "5-fm-baseline",
+            f"functional mechanism's MI accuracy at eps={eps[first]:g} within 3 points "
+            f"of the prior-mode baseline ({baseline:.3f})",
+            "holds" if abs(gap) <= 0.03 else "fails",
+            gap,
+            math.nan,
+        ]
+    )
     for fm in ("fm", "fm_noreg"):
         for i in small:
-            add(f"6-{fm}-{eps[i]:g}", f"oracle has higher MI accuracy than the {LABELS[fm]} at eps={eps[i]:g} "
-                "(and lower MSE, item 2)", mi[fm][i], mi["oracle"][i], log=False)
+            add(
+                f"6-{fm}-{eps[i]:g}",
+                f"oracle has higher MI accuracy than the {LABELS[fm]} at eps={eps[i]:g} "
+                "(and lower MSE, item 2)",
+                mi[fm][i],
+                mi["oracle"][i],
+                log=False,
+            )
     if len(rates) >= 2:
         for e in SIZE_EPSILONS:
             for key in SIZE_METHODS:
                 m, a = size_mse[(key, e)], size_mi[(key, e)]
-                add(f"7-{key}-{e:g}-mse", f"{LABELS[key]}, eps={e:g}: MSE at {rates[-1]:.0%} of the training data "
-                    f"< at {rates[0]:.0%}", m[-1], m[0])
-                add(f"7-{key}-{e:g}-mi", f"{LABELS[key]}, eps={e:g}: MI accuracy at {rates[-1]:.0%} of the "
-                    f"training data > at {rates[0]:.0%}", a[0], a[-1], log=False)
+                add(
+                    f"7-{key}-{e:g}-mse",
+                    f"{LABELS[key]}, eps={e:g}: MSE at {rates[-1]:.0%} of the training data "
+                    f"< at {rates[0]:.0%}",
+                    m[-1],
+                    m[0],
+                )
+                add(
+                    f"7-{key}-{e:g}-mi",
+                    f"{LABELS[key]}, eps={e:g}: MI accuracy at {rates[-1]:.0%} of the "
+                    f"training data > at {rates[0]:.0%}",
+                    a[0],
+                    a[-1],
+                    log=False,
+                )
     return rows
 
 
@@ -320,9 +392,16 @@ def check_orderings(
 # --------------------------------------------------------------------------------------------
 
 _STYLE = {
-    "non_private": ("k", "-"), "fm": ("C3", "-"), "fm_noreg": ("C3", "--"), "di": ("C0", "-"),
-    "oracle": ("C0", "--"), "tuned_r1": ("C2", "-"), "tuned_r2": ("C2", "--"),
-    "tuned_r1_paper": ("C2", ":"), "obj_di": ("C4", "-"), "obj_tuned": ("C4", "--"),
+    "non_private": ("k", "-"),
+    "fm": ("C3", "-"),
+    "fm_noreg": ("C3", "--"),
+    "di": ("C0", "-"),
+    "oracle": ("C0", "--"),
+    "tuned_r1": ("C2", "-"),
+    "tuned_r2": ("C2", "--"),
+    "tuned_r1_paper": ("C2", ":"),
+    "obj_di": ("C4", "-"),
+    "obj_tuned": ("C4", "--"),
     "op_tight": ("C1", "-"),
 }
 
@@ -335,8 +414,16 @@ def _curve(ax: Any, x: np.ndarray, values: np.ndarray, key: str, log: bool) -> N
 
 
 def _draw_epsilon_panels(
-    path: Path, eps: np.ndarray, values: Dict[str, np.ndarray], panels: Sequence[Tuple[str, Sequence[str]]],
-    *, log: bool, reference: Tuple[float, str], ylabel: str, title: str, width: float,
+    path: Path,
+    eps: np.ndarray,
+    values: Dict[str, np.ndarray],
+    panels: Sequence[Tuple[str, Sequence[str]]],
+    *,
+    log: bool,
+    reference: Tuple[float, str],
+    ylabel: str,
+    title: str,
+    width: float,
 ) -> None:
     """One panel per ``(title, methods)`` against epsilon, with a horizontal reference line."""
     fig = new_figure(figsize=(width, 5.2), layout="constrained")
@@ -344,7 +431,9 @@ def _draw_epsilon_panels(
     for ax, (panel_title, keys) in zip(axes, panels):
         for key in keys:
             _curve(ax, eps, values[key], key, log=log)
-        ax.axhline(reference[0], color="0.4", linestyle=":", label=f"{reference[1]} ({reference[0]:.3f})")
+        ax.axhline(
+            reference[0], color="0.4", linestyle=":", label=f"{reference[1]} ({reference[0]:.3f})"
+        )
         ax.set_xscale("log")
         if log:
             ax.set_yscale("log")
@@ -357,37 +446,84 @@ def _draw_epsilon_panels(
     fig.savefig(path, dpi=120)
 
 
-def _draw_mse(path: Path, eps: np.ndarray, mse: Dict[str, np.ndarray], zero: float, reps: int) -> None:
+def _draw_mse(
+    path: Path, eps: np.ndarray, mse: Dict[str, np.ndarray], zero: float, reps: int
+) -> None:
     panels = (
-        ("(Fig. 1) output perturbation vs functional mechanism",
-         ("fm", "fm_noreg", "tuned_r1", "tuned_r2", "tuned_r1_paper", "di", "oracle", "op_tight", "non_private")),
+        (
+            "(Fig. 1) output perturbation vs functional mechanism",
+            (
+                "fm",
+                "fm_noreg",
+                "tuned_r1",
+                "tuned_r2",
+                "tuned_r1_paper",
+                "di",
+                "oracle",
+                "op_tight",
+                "non_private",
+            ),
+        ),
         ("(Fig. 2) data-independent vs oracle", ("di", "oracle", "op_tight", "non_private")),
-        ("(Fig. 4) objective vs output perturbation", ("obj_tuned", "obj_di", "di", "oracle", "non_private")),
+        (
+            "(Fig. 4) objective vs output perturbation",
+            ("obj_tuned", "obj_di", "di", "oracle", "non_private"),
+        ),
     )
     _draw_epsilon_panels(
-        path, eps, mse, panels, log=True, reference=(zero, "predicting 0"),
-        ylabel="validation MSE (z-scored dose), geometric mean", width=16,
+        path,
+        eps,
+        mse,
+        panels,
+        log=True,
+        reference=(zero, "predicting 0"),
+        ylabel="validation MSE (z-scored dose), geometric mean",
+        width=16,
         title=f"Private linear regression on IWPC warfarin (n = {N_TRAIN}, d = 14): geometric mean and 95% CI "
         f"over {reps} splits",
     )
 
 
-def _draw_mi(path: Path, eps: np.ndarray, mi: Dict[str, np.ndarray], baseline: float, reps: int) -> None:
+def _draw_mi(
+    path: Path, eps: np.ndarray, mi: Dict[str, np.ndarray], baseline: float, reps: int
+) -> None:
     panels = (
-        ("(Fig. 5) model inversion, all mechanisms",
-         ("fm", "fm_noreg", "tuned_r1", "tuned_r2", "di", "oracle", "obj_tuned", "obj_di", "op_tight", "non_private")),
+        (
+            "(Fig. 5) model inversion, all mechanisms",
+            (
+                "fm",
+                "fm_noreg",
+                "tuned_r1",
+                "tuned_r2",
+                "di",
+                "oracle",
+                "obj_tuned",
+                "obj_di",
+                "op_tight",
+                "non_private",
+            ),
+        ),
         ("(Fig. 6) data-independent vs oracle", ("di", "oracle", "non_private")),
     )
     _draw_epsilon_panels(
-        path, eps, mi, panels, log=False, reference=(baseline, "prior-mode guess"),
-        ylabel="VKORC1 inversion accuracy", width=12,
+        path,
+        eps,
+        mi,
+        panels,
+        log=False,
+        reference=(baseline, "prior-mode guess"),
+        ylabel="VKORC1 inversion accuracy",
+        width=12,
         title=f"Fredrikson et al.'s model inversion of VKORC1: mean and 95% CI over {reps} splits",
     )
 
 
 def _draw_size(
-    path: Path, rates: np.ndarray, size_mse: Dict[Tuple[str, float], np.ndarray],
-    size_mi: Dict[Tuple[str, float], np.ndarray], reps: int,
+    path: Path,
+    rates: np.ndarray,
+    size_mse: Dict[Tuple[str, float], np.ndarray],
+    size_mi: Dict[Tuple[str, float], np.ndarray],
+    reps: int,
 ) -> None:
     fig = new_figure(figsize=(11, 4.4 * len(SIZE_EPSILONS)), layout="constrained")
     axes = fig.subplots(len(SIZE_EPSILONS), 2, squeeze=False)
@@ -435,8 +571,12 @@ def run(config: RunConfig) -> ExperimentResult:
     eps = EPSILONS_QUICK if config.quick else EPSILONS_FULL
     rates = RATES_QUICK if config.quick else RATES_FULL
     reps = REPETITIONS_QUICK if config.quick else REPETITIONS_FULL
-    tasks = [_Task("eps", eps, ()) for _ in range(reps)] + [_Task("size", (), rates) for _ in range(reps)]
-    out = run_trials(_trial, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=NAME, progress=config.progress)
+    tasks = [_Task("eps", eps, ()) for _ in range(reps)] + [
+        _Task("size", (), rates) for _ in range(reps)
+    ]
+    out = run_trials(
+        _trial, tasks, seed=config.seed, n_jobs=config.n_jobs, desc=NAME, progress=config.progress
+    )
     main, size = out[:reps], out[reps:]
     keys = [key for key, _, _ in METHODS]
     mse = {key: np.stack([o["mse"][k] for o in main], axis=1) for k, key in enumerate(keys)}
@@ -445,27 +585,48 @@ def run(config: RunConfig) -> ExperimentResult:
     n_eps = len(SIZE_EPSILONS)
     size_mse = {
         (key, e): np.stack([o["mse"][k][j::n_eps] for o in size], axis=1)
-        for k, key in enumerate(SIZE_METHODS) for j, e in enumerate(SIZE_EPSILONS)
+        for k, key in enumerate(SIZE_METHODS)
+        for j, e in enumerate(SIZE_EPSILONS)
     }
     size_mi = {
         (key, e): np.stack([o["mi"][k][j::n_eps] for o in size], axis=1)
-        for k, key in enumerate(SIZE_METHODS) for j, e in enumerate(SIZE_EPSILONS)
+        for k, key in enumerate(SIZE_METHODS)
+        for j, e in enumerate(SIZE_EPSILONS)
     }
     baseline = float(np.mean([o["baseline"][0] for o in main]))
     zero = float(np.mean([o["zero"][0] for o in main]))
 
-    def mse_rows(values: Dict[str, np.ndarray], keys_: Sequence[str], grid: Sequence[float]) -> List[List[Any]]:
+    def mse_rows(
+        values: Dict[str, np.ndarray], keys_: Sequence[str], grid: Sequence[float]
+    ) -> List[List[Any]]:
         rows = []
         for key in keys_:
             for i, g in enumerate(grid):
                 v = values[key][i]
                 finite = v[np.isfinite(v)]
-                rows.append([key, g, *summary(v, log=True), float(np.median(finite)) if finite.size else math.nan,
-                             float(np.mean(finite)) if finite.size else math.nan, int(finite.size)])
+                rows.append(
+                    [
+                        key,
+                        g,
+                        *summary(v, log=True),
+                        float(np.median(finite)) if finite.size else math.nan,
+                        float(np.mean(finite)) if finite.size else math.nan,
+                        int(finite.size),
+                    ]
+                )
         return rows
 
     mse_table = Table(
-        ["method", "epsilon", "geomean_mse", "ci95_low", "ci95_high", "median_mse", "mean_mse", "reps"],
+        [
+            "method",
+            "epsilon",
+            "geomean_mse",
+            "ci95_low",
+            "ci95_high",
+            "median_mse",
+            "mean_mse",
+            "reps",
+        ],
         mse_rows(mse, keys, eps),
         description=(
             "Validation MSE (z-scored dose units; predicting 0 gives the validation mean of y^2, about 1) per "
@@ -476,20 +637,41 @@ def run(config: RunConfig) -> ExperimentResult:
     )
     mi_table = Table(
         ["method", "epsilon", "mean_accuracy", "ci95_low", "ci95_high", "reps"],
-        [[key, e, *summary(mi[key][i], log=False), int(np.sum(np.isfinite(mi[key][i])))]
-         for key in keys for i, e in enumerate(eps)],
+        [
+            [key, e, *summary(mi[key][i], log=False), int(np.sum(np.isfinite(mi[key][i])))]
+            for key in keys
+            for i, e in enumerate(eps)
+        ],
         description=(
             f"Model-inversion accuracy on VKORC1 over the validation patients (prior-mode baseline {baseline:.4f}); "
             "sigma is each model's training RMSE."
         ),
     )
     size_table = Table(
-        ["method", "epsilon", "rate", "training_rows", "geomean_mse", "mse_ci95_low", "mse_ci95_high", "mean_mi",
-         "mi_ci95_low", "mi_ci95_high"],
         [
-            [key, e, r, int(round(r * N_TRAIN)), *summary(size_mse[(key, e)][i], log=True),
-             *summary(size_mi[(key, e)][i], log=False)]
-            for e in SIZE_EPSILONS for key in SIZE_METHODS for i, r in enumerate(rates)
+            "method",
+            "epsilon",
+            "rate",
+            "training_rows",
+            "geomean_mse",
+            "mse_ci95_low",
+            "mse_ci95_high",
+            "mean_mi",
+            "mi_ci95_low",
+            "mi_ci95_high",
+        ],
+        [
+            [
+                key,
+                e,
+                r,
+                int(round(r * N_TRAIN)),
+                *summary(size_mse[(key, e)][i], log=True),
+                *summary(size_mi[(key, e)][i], log=False),
+            ]
+            for e in SIZE_EPSILONS
+            for key in SIZE_METHODS
+            for i, r in enumerate(rates)
         ],
         description=(
             f"Figure 7: the training split subsampled at each rate, {reps} repetitions; validation MSE (geometric "
@@ -498,7 +680,8 @@ def run(config: RunConfig) -> ExperimentResult:
     )
     orderings = check_orderings(mse, mi, eps, size_mse, size_mi, rates, baseline)
     order_table = Table(
-        ["id", "claim", "verdict", "mean_gap", "z"], orderings,
+        ["id", "claim", "verdict", "mean_gap", "z"],
+        orderings,
         description=(
             "Orderings of the implementation notes (spec/001 section 5.6) and of the paper, by paired z-tests "
             "over the repetitions (all methods share each repetition's split). mean_gap is the mean paired "
@@ -510,16 +693,21 @@ def run(config: RunConfig) -> ExperimentResult:
     nonpriv = float(np.mean(mse["non_private"]))
     held = sum(1 for r in orderings if r[2] == "holds")
     families = {
-        "1": "MSE falls with epsilon", "2": "output perturbation beats the functional mechanism at eps <= 1",
-        "3": "oracle <= data-independent", "4": "tuned >= data-independent at eps <= 1",
-        "5": "inversion accuracy rises with epsilon", "6": "lower MSE, higher inversion accuracy",
+        "1": "MSE falls with epsilon",
+        "2": "output perturbation beats the functional mechanism at eps <= 1",
+        "3": "oracle <= data-independent",
+        "4": "tuned >= data-independent at eps <= 1",
+        "5": "inversion accuracy rises with epsilon",
+        "6": "lower MSE, higher inversion accuracy",
         "7": "more data: lower MSE, higher inversion accuracy",
     }
     family_notes = []
     for key, what in families.items():
         rows_k = [r for r in orderings if r[0].split("-")[0] == key]
         if rows_k:
-            family_notes.append(f"{key} ({what}): {sum(r[2] == 'holds' for r in rows_k)} of {len(rows_k)} hold")
+            family_notes.append(
+                f"{key} ({what}): {sum(r[2] == 'holds' for r in rows_k)} of {len(rows_k)} hold"
+            )
     notes = [
         f"{reps} repetitions; seed {config.seed if config.seed is not None else 'none (OS entropy)'}. A seeded run "
         "measures the mechanisms and is not itself private.",
@@ -544,7 +732,12 @@ def run(config: RunConfig) -> ExperimentResult:
     eps_arr = np.array(eps, dtype=np.float64)
     rates_arr = np.array(rates, dtype=np.float64)
     return ExperimentResult(
-        tables={"mse": mse_table, "model-inversion": mi_table, "training-size": size_table, "orderings": order_table},
+        tables={
+            "mse": mse_table,
+            "model-inversion": mi_table,
+            "training-size": size_table,
+            "orderings": order_table,
+        },
         figures={
             "mse": lambda p: _draw_mse(p, eps_arr, mse, zero, reps),
             "model-inversion": lambda p: _draw_mi(p, eps_arr, mi, baseline, reps),

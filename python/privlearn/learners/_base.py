@@ -91,7 +91,9 @@ def radius_arg(value: object) -> Optional[float]:
     return None if value is None else check_real(value, "radius", 0.0, lo_open=True, exact=True)
 
 
-def charged(accountant: Any, epsilon: float, label: str, call: Callable[[], T], *, delta: float = 0.0) -> T:
+def charged(
+    accountant: Any, epsilon: float, label: str, call: Callable[[], T], *, delta: float = 0.0
+) -> T:
     """Run ``call`` charging ``(epsilon, delta)`` to ``accountant`` (if any) only when it returns; a spend
     that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`).
 
@@ -129,7 +131,9 @@ def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
         raise InvalidParameterError(str(err), "X") from None
 
 
-def validate_Xy(estimator: Any, X: Any, y: Any, *, classifier: bool) -> Tuple[np.ndarray, np.ndarray]:
+def validate_Xy(
+    estimator: Any, X: Any, y: Any, *, classifier: bool
+) -> Tuple[np.ndarray, np.ndarray]:
     """Validate training data: ``X`` as for :func:`validate_X` (resetting the fitted feature
     count), ``y`` a finite 1-D array of the same length (numbers for a regressor)."""
     from sklearn.utils.validation import _check_y, check_consistent_length
@@ -318,7 +322,9 @@ def declared_classes(estimator: Any) -> np.ndarray:
     except (TypeError, ValueError):
         arr = classes = np.asarray([])
     if arr.ndim != 1 or arr.size != 2 or classes.size != 2:
-        raise InvalidParameterError(f"classes: must be two distinct labels; got {declared!r}", "classes")
+        raise InvalidParameterError(
+            f"classes: must be two distinct labels; got {declared!r}", "classes"
+        )
     return classes
 
 
@@ -403,7 +409,9 @@ def classification_data(estimator: Any, X: Any, y: Any) -> Tuple[np.ndarray, Nor
     fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
     Xv, yv = validate_Xy(estimator, X, y, classifier=True)
     ys = binary_targets(classes, yv)
-    return classes, normalise(Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept)
+    return classes, normalise(
+        Xv, ys, data_norm=data_norm, label_bound=None, fit_intercept=fit_intercept
+    )
 
 
 def regression_data(estimator: Any, X: Any, y: Any) -> Normalised:
@@ -413,7 +421,9 @@ def regression_data(estimator: Any, X: Any, y: Any) -> Normalised:
     label_bound = bound_arg(estimator.label_bound, "label_bound")
     fit_intercept = boolean(estimator.fit_intercept, "fit_intercept")
     Xv, yv = validate_Xy(estimator, X, y, classifier=False)
-    return normalise(Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept)
+    return normalise(
+        Xv, yv, data_norm=data_norm, label_bound=label_bound, fit_intercept=fit_intercept
+    )
 
 
 class LinearRegressorMixin(RegressorMixin):

@@ -100,7 +100,9 @@ def excess_risk_bound(
     zeta = check_real(regularizer_sup, "regularizer_sup", 0.0)
     if kind == "per-dataset":
         if n_candidates is None:
-            raise InvalidParameterError("n_candidates: required for kind='per-dataset'", "n_candidates")
+            raise InvalidParameterError(
+                "n_candidates: required for kind='per-dataset'", "n_candidates"
+            )
         N = check_integer(n_candidates, "n_candidates", 1)
         mode = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
         delta = _sensitivity_factor(mode) * B / n
@@ -108,7 +110,8 @@ def excess_risk_bound(
         if lipschitz is not None or spacing is not None:
             if lipschitz is None or spacing is None:
                 raise InvalidParameterError(
-                    "lipschitz: give both lipschitz and spacing for the discretisation term", "lipschitz"
+                    "lipschitz: give both lipschitz and spacing for the discretisation term",
+                    "lipschitz",
                 )
             L = check_real(lipschitz, "lipschitz", 0.0)
             a = check_real(spacing, "spacing", 0.0)
@@ -164,7 +167,9 @@ def example21_epsilon(n: int, dim: int, lipschitz: float, log_volume_ratio: floa
     return math.sqrt(val)
 
 
-def linear_loss_bound(loss: str, coef_radius: float, x_radius: float, y_radius: float = 1.0) -> float:
+def linear_loss_bound(
+    loss: str, coef_radius: float, x_radius: float, y_radius: float = 1.0
+) -> float:
     r"""The largest value of a loss of a linear predictor on bounded data.
 
     For :math:`\|w\|_2 \le` ``coef_radius`` (including an intercept folded into :math:`w` and
@@ -182,4 +187,6 @@ def linear_loss_bound(loss: str, coef_radius: float, x_radius: float, y_radius: 
         return m + math.log1p(math.exp(-m))
     if loss == "squared":
         return (m + yr) ** 2
-    raise InvalidParameterError(f"loss: must be 'hinge', 'logistic' or 'squared', got {loss!r}", "loss")
+    raise InvalidParameterError(
+        f"loss: must be 'hinge', 'logistic' or 'squared', got {loss!r}", "loss"
+    )

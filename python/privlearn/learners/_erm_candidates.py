@@ -34,6 +34,7 @@ from ..hypotheses import (
     Threshold,
     Thresholds,
     _real_array,
+    check_hypothesis_class,
 )
 from ._erm_inputs import _features, _targets
 from ._erm_losses import _CORE_LOSSES, _Loss, _quantize, _unit
@@ -73,7 +74,9 @@ class _Candidates:
     def hypothesis(self, i: int, loss: _Loss) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def totals(self, X: np.ndarray, y: np.ndarray, loss: _Loss, k: int) -> np.ndarray:  # pragma: no cover
+    def totals(
+        self, X: np.ndarray, y: np.ndarray, loss: _Loss, k: int
+    ) -> np.ndarray:  # pragma: no cover
         """Exact integer sums of the quantised losses of every candidate on ``(X, y)``."""
         raise NotImplementedError
 
@@ -162,8 +165,13 @@ class LinearCandidates(_Candidates):
         if loss.fn is not None:
             return self._custom_totals(X, y, loss, k)
         return _core.erm_linear_risks(
-            self.coef, self.intercept, X, np.ascontiguousarray(y, dtype=np.float64),
-            loss.core, loss.bound, k,
+            self.coef,
+            self.intercept,
+            X,
+            np.ascontiguousarray(y, dtype=np.float64),
+            loss.core,
+            loss.bound,
+            k,
         )
 
     def predict(self, h: Any, X: np.ndarray, loss: _Loss) -> np.ndarray:
@@ -213,7 +221,9 @@ class Grid(LinearCandidates):
         self.dim = check_integer(dim, "dim", 1)
         self.num = check_integer(num, "num", 2)
         self.intercept_radius = (
-            None if intercept_radius is None else check_positive(intercept_radius, "intercept_radius")
+            None
+            if intercept_radius is None
+            else check_positive(intercept_radius, "intercept_radius")
         )
         self.ball = bool(ball)
         axes = self.dim + (1 if self.intercept_radius is not None else 0)
@@ -244,7 +254,11 @@ class Grid(LinearCandidates):
         return 2.0 * self.radius / (self.num - 1)
 
     def __repr__(self) -> str:
-        extra = f", intercept_radius={self.intercept_radius}" if self.intercept_radius is not None else ""
+        extra = (
+            f", intercept_radius={self.intercept_radius}"
+            if self.intercept_radius is not None
+            else ""
+        )
         return f"Grid(radius={self.radius}, dim={self.dim}, num={self.num}{extra}, ball={self.ball}: {len(self)} points)"
 
 
@@ -289,7 +303,9 @@ class ThresholdCandidates(_Candidates):
         return Threshold(float(self.t[i]), "ge" if self.ge[i] else "le")
 
     def totals(self, X: np.ndarray, y: np.ndarray, loss: _Loss, k: int) -> np.ndarray:
-        m = _core.erm_threshold_mistakes(self.t, self.ge, np.ascontiguousarray(X[:, 0]), y.astype(bool))
+        m = _core.erm_threshold_mistakes(
+            self.t, self.ge, np.ascontiguousarray(X[:, 0]), y.astype(bool)
+        )
         return m * np.int64(_unit(loss.bound, k))
 
     def predict(self, h: Any, X: np.ndarray, loss: _Loss) -> np.ndarray:
@@ -324,7 +340,9 @@ def reference_threshold_grid(
     c = check_positive(c, "c")
     alpha = check_positive(alpha, "alpha")
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise InvalidParameterError(f"low, high: must be finite with low < high, got [{low}, {high}]", "low")
+        raise InvalidParameterError(
+            f"low, high: must be finite with low < high, got [{low}, {high}]", "low"
+        )
     count = math.ceil(c / alpha) + 1
     if count > MAX_CANDIDATES:
         raise InvalidParameterError(f"alpha: the grid would have {count} points; too fine", "alpha")
@@ -358,12 +376,10 @@ class ReferenceDichotomies(_Candidates):
 
     losses = ("zero_one",)
 
-    def __init__(self, hypothesis_class: Any, reference_points: Any, *, max_count: Optional[int] = None) -> None:
-        if not isinstance(hypothesis_class, HypothesisClass):
-            raise InvalidParameterError(
-                f"hypothesis_class: must be a privlearn.hypotheses class, got {hypothesis_class!r}",
-                "hypothesis_class",
-            )
+    def __init__(
+        self, hypothesis_class: Any, reference_points: Any, *, max_count: Optional[int] = None
+    ) -> None:
+        check_hypothesis_class(hypothesis_class)
         d = hypothesis_class.dichotomies(reference_points, max_count=max_count or MAX_CANDIDATES)
         self._init_from(d)
 
@@ -379,10 +395,14 @@ class ReferenceDichotomies(_Candidates):
         params = np.asarray(d.params, dtype=np.float64)
         keep = np.all(~np.isnan(params), axis=1) if params.size else np.ones(len(d), bool)
         self.params = np.ascontiguousarray(params[keep])
-        self._dichotomies = Dichotomies(d.hypothesis_class, d.packed[keep], d.params[keep], d.n_points)
+        self._dichotomies = Dichotomies(
+            d.hypothesis_class, d.packed[keep], d.params[keep], d.n_points
+        )
         self._hyps: Optional[List[Any]] = None
         if len(self) == 0:
-            raise InvalidParameterError("reference_points: the class has no usable labeling", "reference_points")
+            raise InvalidParameterError(
+                "reference_points: the class has no usable labeling", "reference_points"
+            )
 
     def __len__(self) -> int:
         return int(self.params.shape[0])
@@ -426,10 +446,14 @@ class FiniteCandidates(_Candidates):
 
     losses = ("custom",)
 
-    def __init__(self, hypotheses: Sequence[Any], predict: Optional[Callable[[Any, np.ndarray], Any]] = None) -> None:
+    def __init__(
+        self, hypotheses: Sequence[Any], predict: Optional[Callable[[Any, np.ndarray], Any]] = None
+    ) -> None:
         items = list(hypotheses)
         if not items:
-            raise InvalidParameterError("hypotheses: must hold at least one candidate", "hypotheses")
+            raise InvalidParameterError(
+                "hypotheses: must hold at least one candidate", "hypotheses"
+            )
         if predict is not None and not callable(predict):
             raise InvalidParameterError("predict: must be callable or None", "predict")
         self.items = items
@@ -498,7 +522,11 @@ class ContinuousThresholds:
             raise InvalidParameterError(f"X: thresholds need one feature, got {x.shape[1]}", "X")
         yv = _targets(y, x.shape[0], True)
         g, start, length, mistakes = _core.erm_threshold_pieces(
-            self.low, self.high, self.orientation == "ge", np.ascontiguousarray(x[:, 0]), yv.astype(bool)
+            self.low,
+            self.high,
+            self.orientation == "ge",
+            np.ascontiguousarray(x[:, 0]),
+            yv.astype(bool),
         )
         left = np.ldexp(start.astype(np.float64), g)
         right = np.ldexp((start + length.astype(np.int64) - 1).astype(np.float64), g)

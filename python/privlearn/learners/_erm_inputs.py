@@ -39,7 +39,9 @@ def _features(X: Any, name: str = "X", n_features: Optional[int] = None) -> np.n
     if a.ndim != 2:
         raise InvalidParameterError(f"{name}: must be 2-D (n, d), got shape {a.shape}", name)
     if a.shape[0] == 0:
-        raise InvalidParameterError(f"{name}: must hold at least one record (got an empty dataset)", name)
+        raise InvalidParameterError(
+            f"{name}: must hold at least one record (got an empty dataset)", name
+        )
     if a.shape[1] == 0:
         raise InvalidParameterError(f"{name}: must have at least one feature", name)
     if n_features is not None and a.shape[1] != n_features:

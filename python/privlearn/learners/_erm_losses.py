@@ -36,7 +36,7 @@ class _Loss:
 
     @property
     def core(self) -> str:
-        return self.name[len("clipped_"):] if self.name.startswith("clipped_") else self.name
+        return self.name[len("clipped_") :] if self.name.startswith("clipped_") else self.name
 
 
 def _resolve_loss(loss: Any, loss_bound: Any) -> _Loss:
@@ -51,7 +51,9 @@ def _resolve_loss(loss: Any, loss_bound: Any) -> _Loss:
             )
         return _Loss("custom", bound, classification=False, fn=loss)
     if not isinstance(loss, str):
-        raise InvalidParameterError(f"loss: must be a loss name or a callable, got {loss!r}", "loss")
+        raise InvalidParameterError(
+            f"loss: must be a loss name or a callable, got {loss!r}", "loss"
+        )
     if loss == "zero_one":
         return _Loss("zero_one", 1.0 if bound is None else bound, True)
     if loss in ("hinge", "logistic", "squared"):
@@ -89,7 +91,9 @@ def _quantize(losses: np.ndarray, bound: float, k: int) -> np.ndarray:
     by the Rust kernel's own ``Quantizer`` (``_core.erm_quantize``), so the scores of a user loss
     and of the built-in losses are quantised by one piece of code."""
     l = np.asarray(losses, dtype=np.float64)
-    return _core.erm_quantize(np.ascontiguousarray(l.ravel()), float(bound), int(k)).reshape(l.shape)
+    return _core.erm_quantize(np.ascontiguousarray(l.ravel()), float(bound), int(k)).reshape(
+        l.shape
+    )
 
 
 def _float_losses(loss: _Loss, p: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -70,7 +70,9 @@ class RidgeSpectrum:
         return self.bt / (self.sig + total)
 
 
-def ridge_ball(spec: RidgeSpectrum, lam: float, radius: Optional[float]) -> Tuple[np.ndarray, float]:
+def ridge_ball(
+    spec: RidgeSpectrum, lam: float, radius: Optional[float]
+) -> Tuple[np.ndarray, float]:
     r"""The exact minimiser of ``(1/n)||Xw - y||^2 + (lam/2)||w||^2`` over ``||w|| <= radius``.
 
     The first-order conditions are ``(A + (lam + mu) I) w = b`` with a multiplier ``mu >= 0``
@@ -138,7 +140,9 @@ class Loss:
             return 1.0 / (2.0 * self.param)
         return 1.0  # pseudo-Huber
 
-    def derivatives(self, z: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def derivatives(
+        self, z: np.ndarray, y: np.ndarray
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Values, first and second derivatives in ``z``."""
         if self.name == "logistic":
             m = y * z
@@ -174,7 +178,9 @@ class SolverError(PrivlearnError):
     (:func:`privlearn.learners._base.charged`)."""
 
 
-def _objective(loss: Loss, X: np.ndarray, y: np.ndarray, lam: float, lin: np.ndarray, w: np.ndarray) -> float:
+def _objective(
+    loss: Loss, X: np.ndarray, y: np.ndarray, lam: float, lin: np.ndarray, w: np.ndarray
+) -> float:
     return float(np.mean(loss.value(X @ w, y)) + 0.5 * lam * np.dot(w, w) + np.dot(lin, w))
 
 

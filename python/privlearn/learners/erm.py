@@ -85,7 +85,6 @@ from ._erm_bounds import (
     linear_loss_bound,
 )
 from ._erm_candidates import (  # MAX_CANDIDATES: re-exported for privlearn.learners.erm users
-    MAX_CANDIDATES,
     ContinuousThresholds,
     FiniteCandidates,
     Grid,
@@ -136,10 +135,19 @@ def _check_regularizer(regularizer: Any) -> None:
         return
     params = list(sig.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    required = [
+        p
+        for p in params
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
     variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
     data_names = {"X", "x", "y", "Z", "z", "data", "sample"}
-    if variadic or len(required) != 1 or len(positional) < 1 or data_names & {p.name for p in params}:
+    if (
+        variadic
+        or len(required) != 1
+        or len(positional) < 1
+        or data_names & {p.name for p in params}
+    ):
         raise InvalidParameterError(
             "regularizer: must be a function g(h) of the hypothesis alone (Algorithm 1 needs a "
             f"data-independent regularizer); got a callable with parameters {sig}",
@@ -260,7 +268,8 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         if isinstance(cands, ContinuousThresholds):
             if loss.name != "zero_one":
                 raise InvalidParameterError(
-                    f"loss: ContinuousThresholds supports the 0-1 loss only, got {loss.name!r}", "loss"
+                    f"loss: ContinuousThresholds supports the 0-1 loss only, got {loss.name!r}",
+                    "loss",
                 )
             if self.regularizer is not None:
                 raise InvalidParameterError(
@@ -286,7 +295,9 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
                 )
             vals = float(reg) * np.sum(cands.coef * cands.coef, axis=1)
         else:
-            vals = np.fromiter((float(reg(cands.hypothesis(i, loss))) for i in range(N)), dtype=np.float64, count=N)
+            vals = np.fromiter(
+                (float(reg(cands.hypothesis(i, loss))) for i in range(N)), dtype=np.float64, count=N
+            )
         if vals.shape != (N,) or not np.all(np.isfinite(vals)):
             raise InvalidParameterError(
                 f"regularizer: must give one finite value per candidate ({N}), got shape {vals.shape}",
@@ -294,7 +305,9 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
             )
         return vals
 
-    def _scores(self, X: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, int, float, Optional[np.ndarray]]:
+    def _scores(
+        self, X: np.ndarray, y: np.ndarray
+    ) -> Tuple[np.ndarray, int, float, Optional[np.ndarray]]:
         """Integer utilities of every candidate, the sensitivity in their units, the
         quantisation step's risk (``B / 2^k``) and the regularizer values. Reads the data;
         not private by itself."""
@@ -365,11 +378,19 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         n = Xa.shape[0]
         if isinstance(cands, ContinuousThresholds):
             t = _charged(
-                self.accountant, eps, 0.0, "exponential-mechanism ERM (continuous thresholds)",
+                self.accountant,
+                eps,
+                0.0,
+                "exponential-mechanism ERM (continuous thresholds)",
                 lambda: _core.erm_sample_threshold(
-                    cands.low, cands.high, cands.orientation == "ge",
-                    np.ascontiguousarray(Xa[:, 0]), ya.astype(bool), eps,
-                    float(_sensitivity_factor(mode)), self.rng,
+                    cands.low,
+                    cands.high,
+                    cands.orientation == "ge",
+                    np.ascontiguousarray(Xa[:, 0]),
+                    ya.astype(bool),
+                    eps,
+                    float(_sensitivity_factor(mode)),
+                    self.rng,
                 ),
             )
             self.hypothesis_ = Threshold(float(t), cands.orientation)
@@ -385,10 +406,15 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
             if isinstance(cands, LinearCandidates):
                 self.coef_ = cands.coef[i].copy()
                 self.intercept_ = float(cands.intercept[i])
-            quant = 0.0 if (loss.name == "zero_one" and reg is None) else loss.bound * (1.0 + 1.0 / n) / 2.0 ** _frac_bits(n, False)
-            self.excess_risk_bound_ = excess_risk_bound(
-                n, eps, len(cands), loss_bound=loss.bound, sensitivity=mode
-            ) + quant
+            quant = (
+                0.0
+                if (loss.name == "zero_one" and reg is None)
+                else loss.bound * (1.0 + 1.0 / n) / 2.0 ** _frac_bits(n, False)
+            )
+            self.excess_risk_bound_ = (
+                excess_risk_bound(n, eps, len(cands), loss_bound=loss.bound, sensitivity=mode)
+                + quant
+            )
         self.privacy_ = Budget(eps, 0.0)
         self.n_features_in_ = Xa.shape[1]
         self._loss_ = loss

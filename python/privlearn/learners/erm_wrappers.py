@@ -39,6 +39,7 @@ from .._validate import (
 from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
 from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
+from ..hypotheses import Halfspace
 from ..mechanisms import _charged, exponential
 from ..random import as_generator
 from ._erm_bounds import excess_risk_bound
@@ -46,7 +47,6 @@ from ._erm_candidates import MAX_CANDIDATES, LinearModel
 from ._erm_inputs import SENSITIVITIES, _features, _sensitivity_factor, _targets
 from ._erm_losses import _frac_bits, _quantize, _resolve_loss
 from .erm import ExponentialMechanismERM
-from ..hypotheses import Halfspace
 
 __all__ = ["SubsampledERM", "BoostedERM", "BestSubsetERM", "boosting_excess_risk_bound"]
 
@@ -156,7 +156,9 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
         self.rng = rng
 
     def _check_accounting(self) -> str:
-        return check_choice(self.accounting, "accounting", ("bbg", "lemma34", "lemma34-relaxed", "lemma29"))
+        return check_choice(
+            self.accounting, "accounting", ("bbg", "lemma34", "lemma34-relaxed", "lemma29")
+        )
 
     def privacy_guarantee(self, n_samples: int) -> Budget:
         """The :math:`(\\varepsilon, \\delta)` guarantee of one fit on ``n_samples`` records
@@ -187,7 +189,9 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
             return max(1, math.isqrt(n))
         m = check_integer(self.m, "m", 1)
         if m > n:
-            raise InvalidParameterError(f"m: the subsample size must be at most n = {n}, got {m}", "m")
+            raise InvalidParameterError(
+                f"m: the subsample size must be at most n = {n}, got {m}", "m"
+            )
         return m
 
     def fit(self, X: Any, y: Any) -> "SubsampledERM":
@@ -206,7 +210,9 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
         m = self._size(n)
         params = self.base.get_params(deep=False)
         gen = as_generator(self.rng)
-        overrides = {key: value for key, value in (("rng", gen), ("accountant", None)) if key in params}
+        overrides = {
+            key: value for key, value in (("rng", gen), ("accountant", None)) if key in params
+        }
 
         def run() -> Any:
             idx = _core.sample_indices(n, m, False, gen)  # a uniform m-subset (sorted)
@@ -340,14 +346,19 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
 
     def _settings(self, n: int) -> Tuple[int, Budget, float]:
         """``(a, base guarantee on the parts, selection epsilon)``; no data."""
-        if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or not 0.0 < float(self.delta) < 1.0:
+        if (
+            isinstance(self.delta, bool)
+            or not isinstance(self.delta, (int, float))
+            or not 0.0 < float(self.delta) < 1.0
+        ):
             raise InvalidParameterError(f"delta: must be in (0, 1), got {self.delta!r}", "delta")
         self._check_base()
         a = _boosting_parts(float(self.delta))
         if n < a + 1:
             raise InvalidParameterError(
                 f"X: boosting with delta = {self.delta} needs at least a + 1 = {a + 1} records "
-                f"(one per part), got {n}", "X",
+                f"(one per part), got {n}",
+                "X",
             )
         # np.array_split(perm, a + 1): the first n % (a + 1) parts have one record more.
         q, r = divmod(n, a + 1)
@@ -397,14 +408,19 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
             val = parts[a]
             k = _frac_bits(len(val), loss.name == "zero_one")
             scores = np.array(
-                [-int(_quantize(est.losses(Xa[val], ya[val]), loss.bound, k).sum()) for est in fitted],
+                [
+                    -int(_quantize(est.losses(Xa[val], ya[val]), loss.bound, k).sum())
+                    for est in fitted
+                ],
                 dtype=np.int64,
             )
             sens = float(_sensitivity_factor(mode) * (1 << k))
             j = int(exponential(scores, eps_sel, sens, rng=gen))
             return fitted, j, [len(p) for p in parts]
 
-        fitted, j, sizes = _charged(self.accountant, budget.epsilon, budget.delta, "boosted ERM", run)
+        fitted, j, sizes = _charged(
+            self.accountant, budget.epsilon, budget.delta, "boosted ERM", run
+        )
         self.estimators_ = fitted
         self.selected_ = j
         self.estimator_ = fitted[j]
@@ -508,7 +524,8 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         if total > MAX_CANDIDATES:
             raise InvalidParameterError(
                 f"num: {len(supports)} supports x {grid.shape[0]} grid points = {total} candidates, "
-                f"more than {MAX_CANDIDATES}", "num",
+                f"more than {MAX_CANDIDATES}",
+                "num",
             )
         coef = np.zeros((total, d))
         for k, S in enumerate(supports):
@@ -532,7 +549,9 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         eps, _, split, _ = self._setup()
         return Budget(eps, 0.0)
 
-    def _stage_scores(self, X: Any, y: Any) -> Tuple[List[Tuple[int, ...]], np.ndarray, np.ndarray, float]:
+    def _stage_scores(
+        self, X: Any, y: Any
+    ) -> Tuple[List[Tuple[int, ...]], np.ndarray, np.ndarray, float]:
         """The supports, the candidate matrix, the integer utilities ``(supports, G)`` of every
         grid point of every support, and their sensitivity. Reads the data; not private."""
         _, mode, _, loss = self._setup()
@@ -567,7 +586,9 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
             return s_idx, w_idx
 
         budget = self.privacy_guarantee(n)
-        s_idx, w_idx = _charged(self.accountant, budget.epsilon, budget.delta, "best-subset ERM", run)
+        s_idx, w_idx = _charged(
+            self.accountant, budget.epsilon, budget.delta, "best-subset ERM", run
+        )
         self.support_ = supports[s_idx]
         self.coef_ = coef[s_idx * G + w_idx].copy()
         w = tuple(float(v) for v in self.coef_)
@@ -576,10 +597,16 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
         self.n_features_in_ = d
         # Stage 1 is within 2Δ(ln C(d,s) + 1)/ε1 of the best support's minimum, stage 2 within
         # 2Δ(ln G + 1)/ε2 of the chosen support's minimum (both in expectation).
-        quant = 0.0 if loss.name == "zero_one" else 2.0 * loss.bound * (1.0 + 1.0 / n) / 2.0 ** _frac_bits(n, False)
-        self.excess_risk_bound_ = excess_risk_bound(
-            n, eps1, len(supports), loss_bound=loss.bound, sensitivity=mode
-        ) + excess_risk_bound(n, eps2, G, loss_bound=loss.bound, sensitivity=mode) + quant
+        quant = (
+            0.0
+            if loss.name == "zero_one"
+            else 2.0 * loss.bound * (1.0 + 1.0 / n) / 2.0 ** _frac_bits(n, False)
+        )
+        self.excess_risk_bound_ = (
+            excess_risk_bound(n, eps1, len(supports), loss_bound=loss.bound, sensitivity=mode)
+            + excess_risk_bound(n, eps2, G, loss_bound=loss.bound, sensitivity=mode)
+            + quant
+        )
         self._loss_ = loss
         return self
 

@@ -140,7 +140,9 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
         self.accountant = accountant
         self.rng = rng
 
-    def _noisy_coefficients(self, X: Any, y: Any, eps: float) -> Tuple[Normalised, np.ndarray, float]:
+    def _noisy_coefficients(
+        self, X: Any, y: Any, eps: float
+    ) -> Tuple[Normalised, np.ndarray, float]:
         """Validate, clip, normalise and release the noisy coefficient vector."""
         check_real(self.reg_multiplier, "reg_multiplier", 0.0, exact=True)
         check_real(self.trim_threshold, "trim_threshold", 0.0, lo_open=True, exact=True)

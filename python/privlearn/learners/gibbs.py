@@ -158,7 +158,8 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         if self.step is None:
             raise InvalidParameterError(
                 "tv_bound: a total-variation certificate needs a fixed, data-independent "
-                "step (the adaptive warm-up depends on the data)", "tv_bound",
+                "step (the adaptive warm-up depends on the data)",
+                "tv_bound",
             )
         check_positive(self.step, "step")
         with decimal.localcontext(_context(_DIGITS)):
@@ -166,7 +167,8 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
             delta = _float_up(_up(exact))
         if not delta < 1.0:
             raise InvalidParameterError(
-                f"tv_bound: gives delta = tv (1 + e^eps) = {delta:.3g} >= 1 (no guarantee)", "tv_bound"
+                f"tv_bound: gives delta = tv (1 + e^eps) = {delta:.3g} >= 1 (no guarantee)",
+                "tv_bound",
             )
         return Budget(eps, delta)
 
@@ -192,7 +194,8 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
         loss = _resolve_loss(self.loss, self.loss_bound)
         if loss.fn is not None or loss.core == "zero_one":
             raise InvalidParameterError(
-                "loss: the Gibbs sampler needs 'logistic', 'squared' or 'hinge' (clipped or not)", "loss"
+                "loss: the Gibbs sampler needs 'logistic', 'squared' or 'hinge' (clipped or not)",
+                "loss",
             )
         R = check_positive(self.radius, "radius")
         ridge = check_real(self.ridge, "ridge", 0.0)
@@ -222,26 +225,38 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
             for c in range(1, chains):
                 v = g.standard_normal(d)
                 starts[c] = v / np.linalg.norm(v) * R * g.random() ** (1.0 / d)
-            h = step if step is not None else 1.0 / (beta * max(1.0, float(np.mean(np.sum(Xa * Xa, axis=1)))))
+            h = (
+                step
+                if step is not None
+                else 1.0 / (beta * max(1.0, float(np.mean(np.sum(Xa * Xa, axis=1)))))
+            )
             done = 0
             while step is None and done < warmup:
                 rounds = min(_ADAPT_ROUND, warmup - done)
-                states, _, acc = _core.erm_mala(Xa, ya, loss.core, loss.bound, ridge, beta, R, h, rounds, starts, gen)
+                states, _, acc = _core.erm_mala(
+                    Xa, ya, loss.core, loss.bound, ridge, beta, R, h, rounds, starts, gen
+                )
                 rate = sum(acc) / (rounds * chains)
                 h *= math.exp(2.0 * (rate - _TARGET_ACCEPTANCE))
                 starts = np.ascontiguousarray(states)
                 done += rounds
             if step is not None and warmup:
                 starts = np.ascontiguousarray(
-                    _core.erm_mala(Xa, ya, loss.core, loss.bound, ridge, beta, R, h, warmup, starts, gen)[0]
+                    _core.erm_mala(
+                        Xa, ya, loss.core, loss.bound, ridge, beta, R, h, warmup, starts, gen
+                    )[0]
                 )
-            states, traces, acc = _core.erm_mala(Xa, ya, loss.core, loss.bound, ridge, beta, R, h, steps, starts, gen)
+            states, traces, acc = _core.erm_mala(
+                Xa, ya, loss.core, loss.bound, ridge, beta, R, h, steps, starts, gen
+            )
             return {"states": states, "traces": traces, "accepted": acc, "step": h}
 
         if budget is None:
             out = run()
         else:
-            out = _charged(self.accountant, budget.epsilon, budget.delta, "approximate Gibbs ERM", run)
+            out = _charged(
+                self.accountant, budget.epsilon, budget.delta, "approximate Gibbs ERM", run
+            )
         w = np.asarray(out["states"][0], dtype=np.float64)
         self.coef_ = w[:-1].copy() if self.fit_intercept else w.copy()
         self.intercept_ = float(w[-1]) if self.fit_intercept else 0.0

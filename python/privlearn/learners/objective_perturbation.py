@@ -64,7 +64,9 @@ __all__ = [
 SOLVER_PRECISION = 1e-6
 
 
-def objective_perturbation_parameters(epsilon: float, n: int, reg: float, curvature: float) -> Tuple[float, float]:
+def objective_perturbation_parameters(
+    epsilon: float, n: int, reg: float, curvature: float
+) -> Tuple[float, float]:
     r"""CMS11 Algorithm 2, steps 1-2: ``(eps', Delta)`` for a loss with ``l'' <= curvature``,
     ``|l'| <= 1`` and Tikhonov weight ``reg`` (``Lam``) on ``n`` rows.
 
@@ -89,7 +91,9 @@ def objective_perturbation_parameters(epsilon: float, n: int, reg: float, curvat
 
 
 class _ObjectivePerturbation(BaseEstimator):
-    def _release(self, data: Normalised, loss: Loss, scale: float, alpha: float, eps: float) -> Tuple[np.ndarray, float, float]:
+    def _release(
+        self, data: Normalised, loss: Loss, scale: float, alpha: float, eps: float
+    ) -> Tuple[np.ndarray, float, float]:
         """The CMS11 minimiser for the loss ``scale * l`` (``l`` meeting Theorem 9 with
         curvature ``loss.curvature / scale``) and Tikhonov weight ``alpha`` on that scaled
         objective; returns ``(w, eps', Delta)``."""
@@ -106,7 +110,9 @@ class _ObjectivePerturbation(BaseEstimator):
         return w, eps1, extra
 
 
-class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin, _ObjectivePerturbation):
+class ObjectivePerturbationClassifier(
+    PrivateEstimatorMixin, LinearClassifierMixin, _ObjectivePerturbation
+):
     r"""Private binary linear classification by objective perturbation (Chaudhuri, Monteleoni
     and Sarwate 2011, Algorithm 2 and Theorem 9; Wu et al.'s Algorithm 3 with its errata).
 
@@ -194,7 +200,9 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMix
             return data, w, classes, alpha, eps1, extra
 
         eps = check_epsilon(self.epsilon, exact=True)
-        data, w, classes, alpha, eps1, extra = _base.charged(self.accountant, eps, type(self).__name__, release)
+        data, w, classes, alpha, eps1, extra = _base.charged(
+            self.accountant, eps, type(self).__name__, release
+        )
         self._set_classifier(data, w, classes)
         self.alpha_ = alpha
         self.epsilon_noise_ = eps1
@@ -202,7 +210,9 @@ class ObjectivePerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMix
         return self
 
 
-class ObjectivePerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _ObjectivePerturbation):
+class ObjectivePerturbationRegressor(
+    PrivateEstimatorMixin, LinearRegressorMixin, _ObjectivePerturbation
+):
     r"""Private linear regression by objective perturbation with the pseudo-Huber loss
     (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2 and Theorem 9; the project's errata
     B2, option (b)).
@@ -279,7 +289,9 @@ class ObjectivePerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin
             return data, w, alpha, eps1, extra
 
         eps = check_epsilon(self.epsilon, exact=True)
-        data, w, alpha, eps1, extra = _base.charged(self.accountant, eps, type(self).__name__, release)
+        data, w, alpha, eps1, extra = _base.charged(
+            self.accountant, eps, type(self).__name__, release
+        )
         self.coef_, self.intercept_ = data.coefficients(w)
         self.alpha_ = alpha
         self.epsilon_noise_ = eps1

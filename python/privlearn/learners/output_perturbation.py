@@ -113,13 +113,17 @@ def output_sensitivity(
     if variant == "strongly_convex":
         return 4.0 * lipschitz / (alpha * n)
     if radius is None:
-        raise InvalidParameterError(f"radius: variant {variant!r} needs a radius; got None", "radius")
+        raise InvalidParameterError(
+            f"radius: variant {variant!r} needs a radius; got None", "radius"
+        )
     if variant == "general_convex":
         return 4.0 * (lipschitz + alpha * radius) / (alpha * n)
     return (12.0 * radius + 8.0) / (alpha * n)
 
 
-def data_independent_parameters(n_samples: int, n_features: int, epsilon: float) -> Dict[str, float]:
+def data_independent_parameters(
+    n_samples: int, n_features: int, epsilon: float
+) -> Dict[str, float]:
     r"""Wu et al.'s data-independent parameters for output perturbation (Section 5):
     ``radius = 1`` and ``alpha = sqrt(d / (n epsilon))`` (Theorem 21's choice
     ``lam = (rho/R) sqrt(d ln(d/delta) / (n delta eps))`` with the constants dropped).
@@ -291,7 +295,9 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
             )
         # Without a radius the minimiser lies in the ball of radius sqrt(2/alpha) whatever the data.
         ball = math.sqrt(2.0 / alpha) if radius is None else radius
-        delta = output_sensitivity(n, alpha, ball, 2.0 * (ball + 1.0), variant=variant, sensitivity_bound=bound)
+        delta = output_sensitivity(
+            n, alpha, ball, 2.0 * (ball + 1.0), variant=variant, sensitivity_bound=bound
+        )
         return alpha, radius, delta, eps
 
     def _noise_free(self, data: Normalised, alpha: float, radius: Optional[float]) -> np.ndarray:
@@ -377,8 +383,14 @@ def rls_out(
         The private coefficients, in the original units.
     """
     model = OutputPerturbationRegressor(
-        epsilon, alpha=alpha, radius=radius, data_norm=data_norm, label_bound=label_bound,
-        variant="rls_out", accountant=accountant, rng=rng,
+        epsilon,
+        alpha=alpha,
+        radius=radius,
+        data_norm=data_norm,
+        label_bound=label_bound,
+        variant="rls_out",
+        accountant=accountant,
+        rng=rng,
     )
     return model.fit(X, y).coef_
 
@@ -388,7 +400,9 @@ def rls_out(
 # --------------------------------------------------------------------------------------------
 
 
-class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin, _OutputPerturbation):
+class OutputPerturbationClassifier(
+    PrivateEstimatorMixin, LinearClassifierMixin, _OutputPerturbation
+):
     r"""Private binary linear classification by output perturbation (Wu et al., Algorithms 1
     and 2; Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 1).
 
@@ -487,7 +501,8 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin,
             radius = _base.radius_arg(self.radius)
             if radius is None and variant == "general_convex":
                 raise InvalidParameterError(
-                    "radius: variant 'general_convex' (Algorithm 2) needs a radius; got None", "radius"
+                    "radius: variant 'general_convex' (Algorithm 2) needs a radius; got None",
+                    "radius",
                 )
             _base.check_alpha(self.alpha)
             classes, data = _base.classification_data(self, X, y)
@@ -495,13 +510,17 @@ class OutputPerturbationClassifier(PrivateEstimatorMixin, LinearClassifierMixin,
             delta = output_sensitivity(
                 data.n, alpha, radius, loss.lipschitz, variant=variant, sensitivity_bound=bound
             )
-            w, _ = newton_ball(loss, data.X, data.y, alpha, radius, tol=SOLVER_SLACK * alpha * delta / 2.0)
+            w, _ = newton_ball(
+                loss, data.X, data.y, alpha, radius, tol=SOLVER_SLACK * alpha * delta / 2.0
+            )
             delta *= 1.0 + SOLVER_SLACK
             w = w + _draw_l2(data.d, delta / eps, self.rng)
             return data, w, classes, alpha, delta
 
         eps = check_epsilon(self.epsilon, exact=True)
-        data, w, classes, alpha, delta = _base.charged(self.accountant, eps, type(self).__name__, release)
+        data, w, classes, alpha, delta = _base.charged(
+            self.accountant, eps, type(self).__name__, release
+        )
         self._set_classifier(data, w, classes)
         self.alpha_ = alpha
         self.sensitivity_ = delta

@@ -36,10 +36,10 @@ from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils.metaestimators import available_if
 
-from ..errors import InvalidParameterError
 from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
 from .._validate import check_choice, check_epsilon, check_integer
 from ..accounting import Budget
+from ..errors import InvalidParameterError
 from ..mechanisms import exponential
 from ..random import as_generator
 from . import _base
@@ -47,7 +47,13 @@ from ._base import PrivateEstimatorMixin
 from ._solvers import RidgeSpectrum, ridge_ball
 from .output_perturbation import OutputPerturbationRegressor
 
-__all__ = ["PrivateTuning", "oracle_parameters", "tuning_score_sensitivity", "PAPER_LAMBDA_GRID", "PAPER_RADII"]
+__all__ = [
+    "PrivateTuning",
+    "oracle_parameters",
+    "tuning_score_sensitivity",
+    "PAPER_LAMBDA_GRID",
+    "PAPER_RADII",
+]
 
 SELECTIONS = ("strict", "paper_not_dp")
 
@@ -57,7 +63,9 @@ PAPER_LAMBDA_GRID = tuple(0.002 * 2.0**j for j in range(8))
 PAPER_RADII = {"R1": (0.25, 0.5, 1.0), "R2": (0.5, 1.0, 2.0)}
 
 
-def tuning_score_sensitivity(n_validation: int, *, classifier: bool, label_bound: float = 1.0) -> float:
+def tuning_score_sensitivity(
+    n_validation: int, *, classifier: bool, label_bound: float = 1.0
+) -> float:
     """Sensitivity of the strict score on a validation chunk of ``n_validation`` rows:
     ``4 label_bound^2 / n_validation`` (clipped squared error) or ``1 / n_validation`` (error
     rate)."""
@@ -247,7 +255,8 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         for name in ("epsilon", "accountant", "rng"):
             if not hasattr(est, "get_params") or name not in est.get_params(deep=False):
                 raise InvalidParameterError(
-                    f"estimator: must be a privlearn learner with an {name!r} parameter", "estimator"
+                    f"estimator: must be a privlearn learner with an {name!r} parameter",
+                    "estimator",
                 )
         if est.get_params(deep=False)["accountant"] is not None:
             raise InvalidParameterError(
@@ -262,7 +271,9 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             # holds one label only, inferring them would refuse while the other fits.
             _base.declared_classes(est)
         else:
-            label_bound = _base.bound_arg(est.get_params(deep=False).get("label_bound"), "label_bound")
+            label_bound = _base.bound_arg(
+                est.get_params(deep=False).get("label_bound"), "label_bound"
+            )
         grid = self._candidates()
         if selection == "paper_not_dp":
             self._fit(X, y, eps, grid, selection, classifier, label_bound)
@@ -271,7 +282,9 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         require_certified(est, "estimator")  # before the data are read
         budget = self.privacy_guarantee(public_n_samples(X))
         _base.charged(
-            self.accountant, budget.epsilon, type(self).__name__,
+            self.accountant,
+            budget.epsilon,
+            type(self).__name__,
             lambda: self._fit(X, y, eps, grid, selection, classifier, label_bound),
             delta=budget.delta,
         )
@@ -280,8 +293,14 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         return self
 
     def _fit(
-        self, X: Any, y: Any, eps: float, grid: List[Dict[str, Any]], selection: str,
-        classifier: bool, label_bound: float,
+        self,
+        X: Any,
+        y: Any,
+        eps: float,
+        grid: List[Dict[str, Any]],
+        selection: str,
+        classifier: bool,
+        label_bound: float,
     ) -> "PrivateTuning":
         Xv, yv = _base.validate_Xy(self, X, y, classifier=classifier)
         if classifier:
@@ -313,18 +332,26 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
             yc = np.clip(ys, -label_bound, label_bound)
             # Each prediction is clipped into [-B, B] (an overflowing one included), so every term
             # of the mean lies in [0, 4 B^2] whatever the model.
-            preds = [np.clip(np.nan_to_num(model.predict(Xs)), -label_bound, label_bound) for model in models]
+            preds = [
+                np.clip(np.nan_to_num(model.predict(Xs)), -label_bound, label_bound)
+                for model in models
+            ]
             scores = np.array([-np.mean((p - yc) ** 2) for p in preds])
             sens = tuning_score_sensitivity(val.size, classifier=False, label_bound=label_bound)
         else:
             # Algorithm 5 as printed: the unclipped mean squared error of the normalised
             # problem, "sensitivity" R^2 with R the largest radius. Not DP.
-            radii = [p.get("radius", self.estimator.get_params(deep=False).get("radius")) for p in grid]
+            radii = [
+                p.get("radius", self.estimator.get_params(deep=False).get("radius")) for p in grid
+            ]
             if any(r is None for r in radii):
                 raise InvalidParameterError(
-                    "param_grid: selection='paper_not_dp' needs a radius for every candidate", "param_grid"
+                    "param_grid: selection='paper_not_dp' needs a radius for every candidate",
+                    "param_grid",
                 )
-            scores = np.array([-np.mean(((model.predict(Xs) - ys) / label_bound) ** 2) for model in models])
+            scores = np.array(
+                [-np.mean(((model.predict(Xs) - ys) / label_bound) ** 2) for model in models]
+            )
             scores = np.where(np.isfinite(scores), scores, -np.finfo(float).max)
             sens = max(radii) ** 2
         index = int(exponential(scores, eps, sens, rng=gen))

@@ -68,7 +68,12 @@ from ._parity import ParityMultiLearner
 from ._points import PointMultiLearner
 from ._sanitizer import SanitizerMultiLearner
 from ._sanitizers import StabilityHistogram, mwem, stability_histogram
-from ._single import ExponentialLearner, SingleConceptLearner, StableParityLearner, StablePointLearner
+from ._single import (
+    ExponentialLearner,
+    SingleConceptLearner,
+    StableParityLearner,
+    StablePointLearner,
+)
 from ._theory import (
     exponential_sample_size,
     parity_sample_size,

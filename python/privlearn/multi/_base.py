@@ -45,7 +45,9 @@ class _MultiLearner:
         """Set constructor parameters (validated at the next :meth:`fit`)."""
         for name, value in params.items():
             if name not in self._params:
-                raise _error(name, f"is not a parameter of {type(self).__name__} ({', '.join(self._params)})")
+                raise _error(
+                    name, f"is not a parameter of {type(self).__name__} ({', '.join(self._params)})"
+                )
             setattr(self, name, value)
         return self
 
@@ -66,7 +68,9 @@ class _MultiLearner:
     def _budget(self, k: int, n: int) -> Optional[Budget]:  # pragma: no cover
         raise NotImplementedError
 
-    def _learn(self, X: np.ndarray, Y: np.ndarray, gen: Generator) -> Optional[List[Hypothesis]]:  # pragma: no cover
+    def _learn(
+        self, X: np.ndarray, Y: np.ndarray, gen: Generator
+    ) -> Optional[List[Hypothesis]]:  # pragma: no cover
         """The hypotheses, or ``None`` when :meth:`_build_hypotheses` makes them on demand."""
         raise NotImplementedError
 
@@ -116,16 +120,24 @@ class _MultiLearner:
     def hypotheses_(self) -> List[Hypothesis]:
         """The ``k`` hypotheses, one per concept (after :meth:`fit`)."""
         if "_hypotheses" not in self.__dict__:
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first")
+            raise AttributeError(
+                f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first"
+            )
         if self._hypotheses is None:
             self._hypotheses = self._build_hypotheses()
         return self._hypotheses
 
-    def _charged_fit(self, X: np.ndarray, Y: np.ndarray, budget: Optional[Budget]) -> Optional[List[Hypothesis]]:
+    def _charged_fit(
+        self, X: np.ndarray, Y: np.ndarray, budget: Optional[Budget]
+    ) -> Optional[List[Hypothesis]]:
         if budget is None:
             return self._learn(X, Y, as_generator(self.rng))
         return _charged(
-            self.accountant, budget.epsilon, budget.delta, self._label, lambda: self._learn(X, Y, as_generator(self.rng))
+            self.accountant,
+            budget.epsilon,
+            budget.delta,
+            self._label,
+            lambda: self._learn(X, Y, as_generator(self.rng)),
         )
 
     def fit(self, X: Any, Y: Any) -> "_MultiLearner":
@@ -153,7 +165,9 @@ class _MultiLearner:
 
     def _fitted(self) -> None:
         if "_hypotheses" not in self.__dict__:
-            raise _error("self", f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first")
+            raise _error(
+                "self", f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first"
+            )
 
     def _predict(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -170,5 +184,7 @@ class _MultiLearner:
         pred = self.predict(X)
         Yc = _label_matrix(Y, pred.shape[0])
         if Yc.shape[1] != pred.shape[1]:
-            raise _error("Y", f"must have {pred.shape[1]} columns (one per concept), got {Yc.shape[1]}")
+            raise _error(
+                "Y", f"must have {pred.shape[1]} columns (one per concept), got {Yc.shape[1]}"
+            )
         return np.mean(pred != Yc, axis=0)

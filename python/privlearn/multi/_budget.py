@@ -53,7 +53,9 @@ def _advanced_split(epsilon: float, delta: float, k: int, pure: bool) -> Tuple[B
         else:
             hi = mid
     if lo == 0.0:
-        raise _error("epsilon", f"is too small to split over k = {k} concepts by advanced composition")
+        raise _error(
+            "epsilon", f"is too small to split over k = {k} concepts by advanced composition"
+        )
     per = Budget(lo, per_delta)
     return per, total(lo)
 

@@ -46,7 +46,9 @@ def _as_point(key: np.ndarray) -> Point:
     return Point(tuple(float(v) for v in key))
 
 
-def _points_hypotheses(keys: np.ndarray, heavy: np.ndarray, labels: Optional[np.ndarray], k: int) -> List[Hypothesis]:
+def _points_hypotheses(
+    keys: np.ndarray, heavy: np.ndarray, labels: Optional[np.ndarray], k: int
+) -> List[Hypothesis]:
     """``h_j``: the first heavy point (in sorted order) whose released label vector has bit
     ``j``, else the all-zero function (Algorithm 5, step 5)."""
     if labels is None or len(heavy) == 0:
@@ -77,10 +79,16 @@ def _point_predictions(hyps: Sequence[Hypothesis], X2: np.ndarray) -> np.ndarray
 
 def _predictions(cls: HypothesisClass, hyps: Sequence[Hypothesis], X: np.ndarray) -> np.ndarray:
     """``(len(hyps), n)`` boolean predictions."""
-    return np.stack([np.asarray(cls.predict(h, X), dtype=bool) for h in hyps]) if hyps else np.zeros((0, len(X)), bool)
+    return (
+        np.stack([np.asarray(cls.predict(h, X), dtype=bool) for h in hyps])
+        if hyps
+        else np.zeros((0, len(X)), bool)
+    )
 
 
-def _grouped(hyps: Sequence[Hypothesis], predict_one: Callable[[Hypothesis], np.ndarray], m: int) -> np.ndarray:
+def _grouped(
+    hyps: Sequence[Hypothesis], predict_one: Callable[[Hypothesis], np.ndarray], m: int
+) -> np.ndarray:
     """``(m, k)`` predictions, each distinct hypothesis evaluated once."""
     out = np.zeros((m, len(hyps)), dtype=bool)
     groups: Dict[Any, List[int]] = {}

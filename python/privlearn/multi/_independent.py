@@ -18,7 +18,12 @@ from ._base import _MultiLearner
 from ._budget import per_concept_budget
 from ._hypotheses import Hypothesis, _grouped
 from ._inputs import _error
-from ._single import ExponentialLearner, SingleConceptLearner, StableParityLearner, StablePointLearner
+from ._single import (
+    ExponentialLearner,
+    SingleConceptLearner,
+    StableParityLearner,
+    StablePointLearner,
+)
 
 
 class IndependentMultiLearner(_MultiLearner):
@@ -102,14 +107,20 @@ class IndependentMultiLearner(_MultiLearner):
             return base.hypothesis_class
         if isinstance(base, StableParityLearner):
             return Parities(base.dim)
-        return Points(getattr(self, "n_features_in_", 1)) if isinstance(base, StablePointLearner) else None
+        return (
+            Points(getattr(self, "n_features_in_", 1))
+            if isinstance(base, StablePointLearner)
+            else None
+        )
 
     def _check_X(self, X: Any) -> np.ndarray:
         return self._base().check_X(X)
 
     def _budget(self, k: int, n: int) -> Optional[Budget]:
         base = self._base()
-        per, total = per_concept_budget(self.epsilon, self.delta, k, composition=self.composition, pure=base.pure)
+        per, total = per_concept_budget(
+            self.epsilon, self.delta, k, composition=self.composition, pure=base.pure
+        )
         self.per_concept_ = per
         return total
 

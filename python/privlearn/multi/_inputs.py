@@ -26,7 +26,10 @@ def _label_matrix(Y: Any, n: Optional[int] = None) -> np.ndarray:
     """``Y`` as a C-contiguous boolean ``(n, k)`` array with ``k >= 1``."""
     a = np.asarray(Y)
     if a.ndim != 2:
-        raise _error("Y", f"must be a label matrix of shape (n, k), one column per concept, got shape {a.shape}")
+        raise _error(
+            "Y",
+            f"must be a label matrix of shape (n, k), one column per concept, got shape {a.shape}",
+        )
     if a.shape[1] == 0:
         raise _error("Y", f"must have at least one label column (k >= 1), got shape {a.shape}")
     if n is not None and a.shape[0] != n:

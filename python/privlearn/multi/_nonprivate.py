@@ -11,11 +11,10 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..accounting import Budget
-from ..hypotheses import HypothesisClass
+from ..hypotheses import HypothesisClass, check_hypothesis_class
 from ..random import Generator
 from ._base import _MultiLearner
 from ._hypotheses import Hypothesis, _grouped
-from ._inputs import _error
 
 
 class NonPrivateMultiLearner(_MultiLearner):
@@ -41,9 +40,7 @@ class NonPrivateMultiLearner(_MultiLearner):
         self.hypothesis_class = hypothesis_class
 
     def _class(self) -> HypothesisClass:
-        if not isinstance(self.hypothesis_class, HypothesisClass):
-            raise _error("hypothesis_class", f"must be a class from privlearn.hypotheses, got {type(self.hypothesis_class).__name__}")
-        return self.hypothesis_class
+        return check_hypothesis_class(self.hypothesis_class)
 
     def _check_X(self, X: Any) -> np.ndarray:
         return self._class()._check_X(X)

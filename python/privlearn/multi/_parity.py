@@ -98,7 +98,11 @@ class ParityMultiLearner(_MultiLearner):
 
     def _m(self) -> int:
         dim = check_integer(self.dim, "dim", 1)
-        return dim + 3 if self.subsample_size is None else check_integer(self.subsample_size, "subsample_size", dim)
+        return (
+            dim + 3
+            if self.subsample_size is None
+            else check_integer(self.subsample_size, "subsample_size", dim)
+        )
 
     def _check_X(self, X: Any) -> np.ndarray:
         return _binary_points(X, check_integer(self.dim, "dim", 1))
@@ -113,7 +117,9 @@ class ParityMultiLearner(_MultiLearner):
             sol: Optional[np.ndarray] = None
             t = 0
         else:
-            sol, t = _core.multi_search_parities(_pack(X), dim, _pack(Y), k, m, float(self.epsilon), float(self.delta), gen)
+            sol, t = _core.multi_search_parities(
+                _pack(X), dim, _pack(Y), k, m, float(self.epsilon), float(self.delta), gen
+            )
         self.released_ = sol is not None
         self.n_subsamples_ = int(t)
         self.coefficients_ = np.zeros((dim, k), np.uint8) if sol is None else _unpack_words(sol, k)

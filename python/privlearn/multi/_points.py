@@ -102,7 +102,14 @@ class PointMultiLearner(_MultiLearner):
         keys, ids, _ = _support(X)
         k = Y.shape[1]
         heavy, labels = _core.multi_learn_points(
-            ids, len(keys), _pack(Y), k, float(self.alpha), float(self.epsilon), float(self.delta), gen
+            ids,
+            len(keys),
+            _pack(Y),
+            k,
+            float(self.alpha),
+            float(self.epsilon),
+            float(self.delta),
+            gen,
         )
         self.heavy_points_ = keys[heavy] if X.shape[1] > 1 else keys[heavy][:, 0]
         self.released_ = labels is not None
@@ -110,5 +117,7 @@ class PointMultiLearner(_MultiLearner):
 
     def _predict(self, X: np.ndarray) -> np.ndarray:
         if X.shape[1] != self.n_features_in_:
-            raise _error("X", f"must have {self.n_features_in_} coordinates per point, got {X.shape[1]}")
+            raise _error(
+                "X", f"must have {self.n_features_in_} coordinates per point, got {X.shape[1]}"
+            )
         return _point_predictions(self.hypotheses_, X)

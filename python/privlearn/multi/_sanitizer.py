@@ -17,7 +17,7 @@ from .. import _core
 from .._validate import check_choice, check_delta, check_epsilon, check_integer, check_probability
 from ..accounting import Accountant, Budget, compose_basic
 from ..gf2 import _pack
-from ..hypotheses import FiniteClass, HypothesisClass, Parities, Points
+from ..hypotheses import FiniteClass, HypothesisClass, Parities, Points, check_hypothesis_class
 from ..random import Generator, RngLike
 from ._base import _MultiLearner
 from ._budget import COMPOSITIONS, per_concept_budget
@@ -139,11 +139,7 @@ class SanitizerMultiLearner(_MultiLearner):
         self.rng = rng
 
     def _class(self) -> HypothesisClass:
-        if not isinstance(self.hypothesis_class, HypothesisClass):
-            raise _error(
-                "hypothesis_class", f"must be a class from privlearn.hypotheses, got {type(self.hypothesis_class).__name__}"
-            )
-        return self.hypothesis_class
+        return check_hypothesis_class(self.hypothesis_class)
 
     def _kind(self) -> str:
         cls = self._class()
@@ -197,7 +193,9 @@ class SanitizerMultiLearner(_MultiLearner):
         else:
             d_san = 0.0
         san = Budget(half, d_san)
-        per, em_total = per_concept_budget(half, delta - d_san, k, composition=composition, pure=True)
+        per, em_total = per_concept_budget(
+            half, delta - d_san, k, composition=composition, pure=True
+        )
         self._san_budget = san
         self.per_concept_ = per
         return compose_basic([san, em_total])
@@ -220,12 +218,18 @@ class SanitizerMultiLearner(_MultiLearner):
         if m is None:
             alpha, beta = float(self.alpha), float(self.beta)
             m = int(math.ceil((2.0 / alpha**2) * math.log(4.0 * len(queries) / beta)))
-        draws = np.random.default_rng(np.asarray(gen.random_raw(4), dtype=np.uint64)).choice(dom.shape[0], size=int(m), p=dist)
+        draws = np.random.default_rng(np.asarray(gen.random_raw(4), dtype=np.uint64)).choice(
+            dom.shape[0], size=int(m), p=dist
+        )
         return dom[np.unique(draws)]
 
     def _learn(self, X: np.ndarray, Y: np.ndarray, gen: Generator) -> List[Hypothesis]:
         cls = self._class()
-        pts = self._sanitize_points(X, gen) if self._kind() == "points" else self._sanitize_mwem(X, gen)
+        pts = (
+            self._sanitize_points(X, gen)
+            if self._kind() == "points"
+            else self._sanitize_mwem(X, gen)
+        )
         self.sanitized_points_ = pts
         cands = cls.dichotomies(pts).hypotheses()
         self.candidates_ = cands

@@ -18,7 +18,14 @@ import numpy as np
 from .. import _core
 from .._validate import check_integer, check_probability
 from ..gf2 import _pack
-from ..hypotheses import FiniteClass, HypothesisClass, Parities, Point, Points
+from ..hypotheses import (
+    FiniteClass,
+    HypothesisClass,
+    Parities,
+    Point,
+    Points,
+    check_hypothesis_class,
+)
 from ..mechanisms import exponential
 from ..random import Generator
 from ._hypotheses import Hypothesis, _parities, _point_predictions, _points_hypotheses, _predictions
@@ -62,10 +69,15 @@ def _mistakes(pred: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return _core.multi_mistakes(_pack(pred), _packed_columns(Y))
 
 
-def _em_columns(candidates: Sequence[Hypothesis], mistakes: np.ndarray, epsilon: float, gen: Generator) -> List[Hypothesis]:
+def _em_columns(
+    candidates: Sequence[Hypothesis], mistakes: np.ndarray, epsilon: float, gen: Generator
+) -> List[Hypothesis]:
     """One exponential mechanism per column: candidate ``i`` with probability proportional to
     ``exp(-epsilon mistakes[i, j] / 2)`` (integer scores: sampled exactly)."""
-    return [candidates[int(exponential(-mistakes[:, j], epsilon, 1.0, rng=gen))] for j in range(mistakes.shape[1])]
+    return [
+        candidates[int(exponential(-mistakes[:, j], epsilon, 1.0, rng=gen))]
+        for j in range(mistakes.shape[1])
+    ]
 
 
 class ExponentialLearner(SingleConceptLearner):
@@ -92,10 +104,10 @@ class ExponentialLearner(SingleConceptLearner):
 
     pure = True
 
-    def __init__(self, hypothesis_class: HypothesisClass, candidates: Optional[Sequence[Hypothesis]] = None) -> None:
-        if not isinstance(hypothesis_class, HypothesisClass):
-            raise _error("hypothesis_class", f"must be a class from privlearn.hypotheses, got {type(hypothesis_class).__name__}")
-        self.hypothesis_class = hypothesis_class
+    def __init__(
+        self, hypothesis_class: HypothesisClass, candidates: Optional[Sequence[Hypothesis]] = None
+    ) -> None:
+        self.hypothesis_class = check_hypothesis_class(hypothesis_class)
         if candidates is None:
             self.candidates = _default_candidates(hypothesis_class)
         else:
@@ -123,7 +135,9 @@ class ExponentialLearner(SingleConceptLearner):
 def _default_candidates(cls: HypothesisClass) -> List[Hypothesis]:
     if isinstance(cls, Parities):
         if cls.dim > 16:
-            raise _error("candidates", f"all 2^{cls.dim} parities are too many; pass a candidate list")
+            raise _error(
+                "candidates", f"all 2^{cls.dim} parities are too many; pass a candidate list"
+            )
         # The labelings of e_1..e_dim are all of {0,1}^dim; their representatives are all parities.
         return cls.dichotomies(np.eye(cls.dim, dtype=np.uint8)).hypotheses()
     if isinstance(cls, Points) and cls.domain_size is not None:
@@ -153,7 +167,11 @@ class StableParityLearner(SingleConceptLearner):
 
     def __init__(self, dim: int, subsample_size: Optional[int] = None) -> None:
         self.dim = check_integer(dim, "dim", 1)
-        self.subsample_size = None if subsample_size is None else check_integer(subsample_size, "subsample_size", self.dim)
+        self.subsample_size = (
+            None
+            if subsample_size is None
+            else check_integer(subsample_size, "subsample_size", self.dim)
+        )
 
     def check_X(self, X: Any) -> np.ndarray:
         return _binary_points(X, self.dim)
@@ -165,7 +183,9 @@ class StableParityLearner(SingleConceptLearner):
         m = self.subsample_size or self.dim + 3
         out = []
         for j in range(Y.shape[1]):
-            sol, _ = _core.multi_search_parities(xw, self.dim, _pack(Y[:, j : j + 1]), 1, m, epsilon, delta, rng)
+            sol, _ = _core.multi_search_parities(
+                xw, self.dim, _pack(Y[:, j : j + 1]), 1, m, epsilon, delta, rng
+            )
             bits = np.zeros((self.dim, 1), np.uint8) if sol is None else _unpack_words(sol, 1)
             out.extend(_parities(bits))
         return out

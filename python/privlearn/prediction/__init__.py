@@ -50,7 +50,12 @@ Examples
 True
 """
 
-from ._predictors import ERMClassifier, PrivatePredictor, StablePredictor, SubsampleAggregatePredictor
+from ._predictors import (
+    ERMClassifier,
+    PrivatePredictor,
+    StablePredictor,
+    SubsampleAggregatePredictor,
+)
 from ._theory import (
     PredictionSetting,
     Theorem2Certificate,

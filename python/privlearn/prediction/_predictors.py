@@ -12,10 +12,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
 from .._validate import check_choice, check_epsilon, check_integer, check_probability
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
-from ..hypotheses import FiniteClass, HypothesisClass, _labels
+from ..hypotheses import FiniteClass, HypothesisClass, _labels, check_hypothesis_class
 from ..random import as_generator, spawn_seeds
 from . import _theory as th
 from ._charging import PerQueryCharging
@@ -35,10 +35,7 @@ __all__ = [
 
 def _core_class(h: Any) -> Tuple[Tuple[str, int, str, Optional[int]], Optional[np.ndarray]]:
     """The core's description of a class: a real-parameter spec, or a finite class's matrix."""
-    if not isinstance(h, HypothesisClass):
-        raise InvalidParameterError(
-            f"hypotheses: must be a privlearn.hypotheses class, got {type(h).__name__}", "hypotheses"
-        )
+    check_hypothesis_class(h, "hypotheses")
     if isinstance(h, FiniteClass):
         if h._matrix is None:
             raise InvalidParameterError(
@@ -98,10 +95,14 @@ class _Predictor(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
         if not hasattr(self, "_X"):
             from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(X, y) first"
+            )
         return _points(self.hypotheses, X)
 
-    def _sample_args(self) -> Tuple[Tuple[str, int, str, Optional[int]], Optional[np.ndarray], np.ndarray, np.ndarray]:
+    def _sample_args(
+        self,
+    ) -> Tuple[Tuple[str, int, str, Optional[int]], Optional[np.ndarray], np.ndarray, np.ndarray]:
         return (self._spec, self._matrix, self._X, self._y)
 
 
@@ -233,7 +234,9 @@ class StablePredictor(_Predictor):
         if self.epsilon0 is None:
             e0 = th.max_epsilon0(n, m, gamma)
             if e0 is None:
-                raise InvalidParameterError("gamma: no epsilon0 meets it with this subsample_size", "gamma")
+                raise InvalidParameterError(
+                    "gamma: no epsilon0 meets it with this subsample_size", "gamma"
+                )
         else:
             e0 = check_epsilon(self.epsilon0, "epsilon0")
             if th.stable_gamma(n, m, e0) > gamma:
@@ -414,19 +417,25 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
         check_choice(self.method, "method", ("corollary1", "theorem2"))
         check_accountant(self.accountant)
         if self.n_blocks is not None and self.method != "theorem2":
-            raise InvalidParameterError("n_blocks: only the 'theorem2' method has blocks", "n_blocks")
+            raise InvalidParameterError(
+                "n_blocks: only the 'theorem2' method has blocks", "n_blocks"
+            )
         if self.alpha is not None:
             return self._resolve_theory(n, eps)
         h = self.hypotheses
         p = th._flip_probability(
-            self.flip_probability if self.flip_probability is not None else th.default_flip_probability(h, n, eps),
+            self.flip_probability
+            if self.flip_probability is not None
+            else th.default_flip_probability(h, n, eps),
             "flip_probability",
         )
         scale = 1.0 if self.method == "corollary1" else 2.0  # inner epsilon of the direct route
         if self.subsample_size is not None:
             m = check_integer(self.subsample_size, "subsample_size")
             if m > n:
-                raise InvalidParameterError(f"subsample_size: must be at most n = {n}, got {m}", "subsample_size")
+                raise InvalidParameterError(
+                    f"subsample_size: must be at most n = {n}, got {m}", "subsample_size"
+                )
         else:
             m = th.max_subset(n, eps, p)
             if m < 1:
@@ -453,14 +462,18 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
                 k = max(1, min(n, math.ceil(4 * math.log(1 / float(p)) / inner)))
             k = check_integer(k, "n_blocks")
             if k > n:
-                raise InvalidParameterError(f"n_blocks: must be at most n = {n}, got {k}", "n_blocks")
+                raise InvalidParameterError(
+                    f"n_blocks: must be at most n = {n}, got {k}", "n_blocks"
+                )
             params["k"] = k
         return self._certify(n, eps, params)
 
     def _resolve_theory(self, n: int, eps: float) -> Dict[str, Any]:
         for name in ("flip_probability", "subsample_size", "inner_epsilon", "n_blocks"):
             if getattr(self, name) is not None:
-                raise InvalidParameterError(f"{name}: the theory mode (alpha given) sets it itself", name)
+                raise InvalidParameterError(
+                    f"{name}: the theory mode (alpha given) sets it itself", name
+                )
         h = self.hypotheses
         a = check_probability(self.alpha, "alpha")
         if self.method == "corollary1":
@@ -470,7 +483,11 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
             gamma = min(1.0, s.alpha * eps / 2)
             m = int(math.floor(gamma * n / 2))
             e0 = th.max_epsilon0(n, m, gamma)
-            params: Dict[str, Any] = {"p": th._flip_probability(a / 2, "alpha"), "m": m, "inner": e0}
+            params: Dict[str, Any] = {
+                "p": th._flip_probability(a / 2, "alpha"),
+                "m": m,
+                "inner": e0,
+            }
         else:
             s = th.theorem2_setting(h, a, eps)
             if n < s.n:
@@ -480,8 +497,13 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
             at = th._theorem2_at(h, a, eps, n, q, s.inner_epsilon * s.disagreement, p)
             if at is None:  # pragma: no cover - the conditions are monotone in n
                 raise InvalidParameterError("X: the theory's conditions fail at this n", "X")
-            params = {"p": p, "m": at.subsample_size, "inner": at.inner_epsilon, "k": at.n_blocks,
-                      "t": at.disagreement}
+            params = {
+                "p": p,
+                "m": at.subsample_size,
+                "inner": at.inner_epsilon,
+                "k": at.n_blocks,
+                "t": at.disagreement,
+            }
         return self._certify(n, eps, params)
 
     def _too_small(self, need: int, n: int) -> InvalidParameterError:
@@ -497,7 +519,9 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
             cert = None
             e = th.corollary1_epsilon(n, m, inner, p)
         else:
-            cert = th.theorem2_epsilon(self.hypotheses, n, m, inner, p, disagreement=params.get("t"))
+            cert = th.theorem2_epsilon(
+                self.hypotheses, n, m, inner, p, disagreement=params.get("t")
+            )
             e = cert.epsilon
         if e > eps:
             raise InvalidParameterError(
@@ -545,12 +569,22 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
         def draw() -> np.ndarray:
             if self.method == "corollary1":
                 return _core.prediction_stable(
-                    *self._sample_args(), Xq, self.subsample_size_, self.inner_epsilon_,
-                    _flip_ratio(self._flip), self._rng_,
+                    *self._sample_args(),
+                    Xq,
+                    self.subsample_size_,
+                    self.inner_epsilon_,
+                    _flip_ratio(self._flip),
+                    self._rng_,
                 )
             return _core.prediction_theorem2(
-                *self._sample_args(), Xq, self.subsample_size_, self.inner_epsilon_,
-                self._block_of, self.n_blocks_, _flip_ratio(self._flip), self._rng_,
+                *self._sample_args(),
+                Xq,
+                self.subsample_size_,
+                self.inner_epsilon_,
+                self._block_of,
+                self.n_blocks_,
+                _flip_ratio(self._flip),
+                self._rng_,
             )
 
         return self._answer(q, label, draw)
@@ -664,12 +698,15 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
         check_accountant(self.accountant)
         if not hasattr(self.base_estimator, "fit") or not hasattr(self.base_estimator, "predict"):
             raise InvalidParameterError(
-                "base_estimator: must be a scikit-learn classifier (with fit and predict)", "base_estimator"
+                "base_estimator: must be a scikit-learn classifier (with fit and predict)",
+                "base_estimator",
             )
         n = _num_samples(X)
         k = check_integer(self.n_teachers, "n_teachers")
         if k > n:
-            raise InvalidParameterError(f"n_teachers: must be at most n = {n}, got {k}", "n_teachers")
+            raise InvalidParameterError(
+                f"n_teachers: must be at most n = {n}, got {k}", "n_teachers"
+            )
         yc = _labels(y, n).astype(np.int64)
         if self.aggregation == "randomized_response":
             p = th._flip_probability(min(0.5, 1.0 / (k * math.expm1(eps) + 2)), "epsilon")
@@ -696,7 +733,9 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
         if not hasattr(self, "_teachers"):
             from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError("this SubsampleAggregatePredictor is not fitted yet; call fit(X, y) first")
+            raise NotFittedError(
+                "this SubsampleAggregatePredictor is not fitted yet; call fit(X, y) first"
+            )
         cols = []
         n_queries = _num_samples(X)
         for t in self._teachers:
@@ -726,7 +765,7 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
 
 
 def _num_samples(X: Any) -> int:
-    if hasattr(X, "shape") and len(getattr(X, "shape")) >= 1:
+    if hasattr(X, "shape") and len(X.shape) >= 1:
         return int(X.shape[0])
     try:
         return len(X)

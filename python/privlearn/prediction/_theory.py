@@ -17,15 +17,15 @@ from __future__ import annotations
 import decimal
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Optional, Tuple, Union
 
-from ..accounting._numerics import _context, _float_up, _inflate
-from ..errors import InvalidParameterError
 from .._search import first_true
 from .._validate import check_delta, check_epsilon, check_integer, check_probability
+from ..accounting._numerics import _context, _float_up, _inflate
+from ..errors import InvalidParameterError
 from ..hypotheses import (
     FiniteClass,
     Halfspaces,
@@ -35,6 +35,7 @@ from ..hypotheses import (
     Points,
     Rectangles,
     Thresholds,
+    check_hypothesis_class,
 )
 
 __all__ = [
@@ -72,7 +73,9 @@ def _flip_probability(v: Any, name: str) -> Fraction:
     :func:`~privlearn._validate.check_probability`."""
     if isinstance(v, Fraction):
         if not 0 < v <= Fraction(1, 2):
-            raise InvalidParameterError(f"{name}: must be a finite number in (0, 0.5]; got {v!r}", name)
+            raise InvalidParameterError(
+                f"{name}: must be a finite number in (0, 0.5]; got {v!r}", name
+            )
         f = v
     else:
         f = Fraction(check_probability(v, name, one_ok=True, hi=0.5))
@@ -84,16 +87,14 @@ def _subset(n: Any, m: Any) -> Tuple[int, int]:
     n = check_integer(n, "n")
     m = check_integer(m, "subsample_size")
     if m > n:
-        raise InvalidParameterError(f"subsample_size: must be at most n = {n}, got {m}", "subsample_size")
+        raise InvalidParameterError(
+            f"subsample_size: must be at most n = {n}, got {m}", "subsample_size"
+        )
     return n, m
 
 
 def _class(h: Any) -> HypothesisClass:
-    if not isinstance(h, HypothesisClass):
-        raise InvalidParameterError(
-            f"hypotheses: must be a privlearn.hypotheses class, got {type(h).__name__}", "hypotheses"
-        )
-    return h
+    return check_hypothesis_class(h, "hypotheses")
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,7 +230,9 @@ def epsilon_net_size(hypotheses: HypothesisClass, alpha: float, delta: float) ->
     -------
     int
     """
-    return _epsilon_net_size(_class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False))
+    return _epsilon_net_size(
+        _class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -252,7 +255,9 @@ def uniform_convergence_size(hypotheses: HypothesisClass, alpha: float, delta: f
     Searched on the range where the bound decreases, ``n > (16 d/alpha^2 + d - 1)/2`` (the
     argument of :func:`epsilon_net_size`), so it also holds at every larger ``n``.
     """
-    return _uc_size(_class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False))
+    return _uc_size(
+        _class(hypotheses), check_probability(alpha, "alpha"), check_delta(delta, zero_ok=False)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -299,7 +304,11 @@ def _flip_ratio_bound(q: Decimal, inner: Decimal, p: Decimal) -> Decimal:
     def ratio(a: Decimal, a_tilde: Decimal) -> Decimal:
         return (p + flip * ((1 - q) * a + q)) / (p + flip * (1 - q) * a_tilde)
 
-    return max(ratio(Decimal(0), Decimal(0)), ratio(r / (1 + r), 1 / (1 + r)), ratio(Decimal(1), Decimal(1)))
+    return max(
+        ratio(Decimal(0), Decimal(0)),
+        ratio(r / (1 + r), 1 / (1 + r)),
+        ratio(Decimal(1), Decimal(1)),
+    )
 
 
 def _flip_ratio_float(q: float, inner: float, p: float) -> float:
@@ -405,7 +414,9 @@ def _net_valid(n: int, m: int, t: int) -> bool:
     return t >= 2 and m >= 2 and n >= 2 and (m - 1) * (t - 1) >= 8 * (n - 1)
 
 
-def _net_epsilon(h: HypothesisClass, n: int, m: int, e1: float, p: Fraction, t: int) -> Tuple[float, float]:
+def _net_epsilon(
+    h: HypothesisClass, n: int, m: int, e1: float, p: Fraction, t: int
+) -> Tuple[float, float]:
     """(epsilon, delta_R) of the net route, or (inf, 1.0) where it does not apply."""
     if not _net_valid(n, m, t):
         return math.inf, 1.0
@@ -429,7 +440,9 @@ def _net_epsilon_float(h: HypothesisClass, n: int, m: int, e1: float, p: float, 
     log_dr = ln2 + 2 * _log_growth(h, 2 * (m - 1)) - (t - 1) * (m - 1) / (2 * (n - 1)) * ln2
     q = m / n
     eps_pre = math.log1p(q * (4 * math.exp(min(2 * e1 * t, 700.0)) - 1)) + 2 * e1
-    return math.log(math.exp(min(eps_pre, 700.0)) + (1 - 2 * p) * q * min(1.0, math.exp(min(log_dr, 0.0))) / p)
+    return math.log(
+        math.exp(min(eps_pre, 700.0)) + (1 - 2 * p) * q * min(1.0, math.exp(min(log_dr, 0.0))) / p
+    )
 
 
 def _best_t(h: HypothesisClass, n: int, m: int, e1: float, p: Fraction) -> Optional[int]:
@@ -499,7 +512,11 @@ def theorem2_epsilon(
     e1 = check_epsilon(epsilon1, "epsilon1")
     p = _flip_probability(flip_probability, "flip_probability")
     direct = corollary1_epsilon(n, m, 2 * e1, p)
-    t = check_integer(disagreement, "disagreement", 2) if disagreement is not None else _best_t(h, n, m, e1, p)
+    t = (
+        check_integer(disagreement, "disagreement", 2)
+        if disagreement is not None
+        else _best_t(h, n, m, e1, p)
+    )
     net, dr = _net_epsilon(h, n, m, e1, p, t) if t is not None else (math.inf, 1.0)
     if not math.isfinite(net):
         t = None
@@ -512,7 +529,9 @@ def theorem2_epsilon(
 # --------------------------------------------------------------------------------------------
 
 
-def _largest(valid: Callable[[float], bool], guess: float, cap: float = _EPSILON_CAP) -> Optional[float]:
+def _largest(
+    valid: Callable[[float], bool], guess: float, cap: float = _EPSILON_CAP
+) -> Optional[float]:
     """The largest value near ``guess`` (``<= cap``) for which ``valid`` holds, stepping down
     from the float guess until the rigorous check passes."""
     x = min(guess, cap)
@@ -636,7 +655,9 @@ class PredictionSetting:
     failure: float
 
 
-def _stable_conditions(h: HypothesisClass, alpha: float, gamma: float, n: int) -> Optional[Tuple[int, float]]:
+def _stable_conditions(
+    h: HypothesisClass, alpha: float, gamma: float, n: int
+) -> Optional[Tuple[int, float]]:
     """``(m, epsilon0)`` if Lemma 7's conditions hold at ``n`` (with ``m = floor(gamma n / 2)``
     and the largest certified ``epsilon0``), else ``None``."""
     m = int(math.floor(gamma * n / 2))
@@ -657,7 +678,9 @@ def _smallest_n(feasible: Callable[[int], Any], start: int) -> int:
     monotone in ``n`` up to rounding, and the returned ``n`` is feasible)."""
     n = first_true(feasible, max(1, start), rel=10**6, limit=1 << 80)
     if n is None:
-        raise InvalidParameterError("alpha: no sample size below 2^80 meets the conditions", "alpha")
+        raise InvalidParameterError(
+            "alpha: no sample size below 2^80 meets the conditions", "alpha"
+        )
     return n
 
 
@@ -688,7 +711,9 @@ def stable_setting(hypotheses: HypothesisClass, alpha: float, gamma: float) -> P
     return PredictionSetting("stable", a, g, n, m, e0, 0.0, 0, 0, stable_gamma(n, m, e0), 5 * a, a)
 
 
-def corollary1_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float) -> PredictionSetting:
+def corollary1_setting(
+    hypotheses: HypothesisClass, alpha: float, epsilon: float
+) -> PredictionSetting:
     r"""Corollary 1's sample size and parameters for accuracy ``alpha`` and per-query privacy
     ``epsilon``: Theorem 1 at accuracy ``alpha/2`` and stability ``gamma = alpha epsilon / 2``,
     flipped with probability ``p = alpha/2``. The flip makes every answer at least ``p`` likely,
@@ -705,11 +730,24 @@ def corollary1_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float
     st = stable_setting(h, a / 2, gamma)
     eps = corollary1_epsilon(st.n, st.subsample_size, st.inner_epsilon, p)
     return PredictionSetting(
-        "corollary1", a, e, st.n, st.subsample_size, st.inner_epsilon, float(p), 0, 0, eps, 3 * a, a / 2
+        "corollary1",
+        a,
+        e,
+        st.n,
+        st.subsample_size,
+        st.inner_epsilon,
+        float(p),
+        0,
+        0,
+        eps,
+        3 * a,
+        a / 2,
     )
 
 
-def _theorem2_at(h: HypothesisClass, a: float, e: float, n: int, q: float, s: float, p: Fraction) -> Optional[PredictionSetting]:
+def _theorem2_at(
+    h: HypothesisClass, a: float, e: float, n: int, q: float, s: float, p: Fraction
+) -> Optional[PredictionSetting]:
     """The Theorem 2 setting at ``n`` with subset fraction ``q`` and ``epsilon1 t = s``, if every
     condition of Lemma 8 holds, else ``None``."""
     m = int(math.floor(q * n))
@@ -735,10 +773,14 @@ def _theorem2_at(h: HypothesisClass, a: float, e: float, n: int, q: float, s: fl
     cert = theorem2_epsilon(h, n, m, e1, p, disagreement=t)
     if cert.epsilon > e:
         return None
-    return PredictionSetting("theorem2", a, e, n, m, e1, float(p), k, t, cert.epsilon, 6.5 * a, 2 * a)
+    return PredictionSetting(
+        "theorem2", a, e, n, m, e1, float(p), k, t, cert.epsilon, 6.5 * a, 2 * a
+    )
 
 
-def theorem2_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float) -> PredictionSetting:
+def theorem2_setting(
+    hypotheses: HypothesisClass, alpha: float, epsilon: float
+) -> PredictionSetting:
     r"""Theorem 2's sample size and parameters for accuracy ``alpha`` and per-query privacy
     ``epsilon`` (Dagan and Feldman, Lemma 8, with the net-route certificate of
     :func:`theorem2_epsilon`; flip ``p = alpha/2``).
@@ -768,7 +810,7 @@ def theorem2_setting(hypotheses: HypothesisClass, alpha: float, epsilon: float) 
     for q in [min(0.5, e) * 2.0**-j for j in range(1, 9)]:
         for s in (0.02, 0.05, 0.1, 0.2, 0.35):
             try:
-                n = _smallest_n(lambda k: _theorem2_at(h, a, e, k, q, s, p) is not None, start)
+                n = _smallest_n(lambda k: _theorem2_at(h, a, e, k, q, s, p) is not None, start)  # noqa: B023
             except InvalidParameterError:
                 continue
             if best is None or n < best.n:

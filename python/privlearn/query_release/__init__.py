@@ -62,10 +62,10 @@ from ._accounting import (
 from ._agnostic import AgnosticQueryRelease, ReleasePlan
 from ._relabel import relabel
 from ._semiprivate import SemiPrivateLearner
+from ._session import QuerySession, distance_to_instability
 from ._stability import DistanceToInstability
 from ._subsample import SubsampleSVT
 from ._universal import UniversalQueryRelease, UniversalSession
-from ._session import QuerySession, distance_to_instability
 
 __all__ = [
     "SubsampleSVT",

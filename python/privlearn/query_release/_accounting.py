@@ -19,11 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Optional
 
-from ..accounting import Budget, amplify_by_subsampling, compose_advanced, group_privacy
-from ..accounting._budget import _budget_up
-from ..accounting._numerics import _context, _float_up, _ln_binomial, _up
 from .. import _core
-from ..errors import InvalidParameterError
 from .._validate import (
     check_delta,
     check_epsilon,
@@ -32,6 +28,10 @@ from .._validate import (
     check_probability,
     check_real,
 )
+from ..accounting import Budget, amplify_by_subsampling, compose_advanced, group_privacy
+from ..accounting._budget import _budget_up
+from ..accounting._numerics import _context, _float_up, _ln_binomial, _up
+from ..errors import InvalidParameterError
 
 __all__ = [
     "TheoryParameters",
@@ -49,7 +49,6 @@ __all__ = [
 ]
 
 _DIGITS = 50
-
 
 
 def _sampler_epsilon(lam: float, rounds: int) -> float:
@@ -309,7 +308,9 @@ def svt_guarantee(
     slack = None if delta_slack is None else check_delta(delta_slack, "delta_slack", zero_ok=False)
     rounds, sampler_eps, round_eps, composition, comp_delta, eps = _svt_epsilon(lam, t, m, slack)
     stab = _stab_delta(w, lam, rounds, m)
-    budget = _budget_up(Fraction(eps), Fraction(comp_delta) + stab, "threshold", "sparse-vector stage")
+    budget = _budget_up(
+        Fraction(eps), Fraction(comp_delta) + stab, "threshold", "sparse-vector stage"
+    )
     return SVTGuarantee(
         budget=budget,
         rounds=rounds,
@@ -653,7 +654,9 @@ class AgnosticGuarantee:
     total: Budget
 
 
-def agnostic_guarantee(svt: SVTGuarantee, n_prime: int, n: int, multiplicity: int) -> AgnosticGuarantee:
+def agnostic_guarantee(
+    svt: SVTGuarantee, n_prime: int, n: int, multiplicity: int
+) -> AgnosticGuarantee:
     r"""The guarantee of ``A_AgPrivCl`` (Nandi and Bassily, Alg. 3; Lemma 3.4) for a given
     sparse-vector stage, following ERRATA C5 exactly:
 
@@ -681,7 +684,10 @@ def agnostic_guarantee(svt: SVTGuarantee, n_prime: int, n: int, multiplicity: in
     tail = resampling_tail(n_prime, r0)
     grouped = group_privacy(svt.budget, r0)
     resampled = _budget_up(
-        Fraction(grouped.epsilon), Fraction(grouped.delta) + Fraction(tail), "multiplicity", "resampled stage"
+        Fraction(grouped.epsilon),
+        Fraction(grouped.delta) + Fraction(tail),
+        "multiplicity",
+        "resampled stage",
     )
     if resampled.epsilon > 1.0:
         raise InvalidParameterError(
@@ -693,7 +699,9 @@ def agnostic_guarantee(svt: SVTGuarantee, n_prime: int, n: int, multiplicity: in
         )
     with decimal.localcontext(_context(_DIGITS)):
         relabel_delta = _up(4 * Decimal(1).exp() * Decimal(resampled.delta))
-    relabelled = _budget_up(Fraction(LABELBOOST_EPSILON), relabel_delta, "multiplicity", "relabelled stage")
+    relabelled = _budget_up(
+        Fraction(LABELBOOST_EPSILON), relabel_delta, "multiplicity", "relabelled stage"
+    )
     rate = Fraction(n_prime, n)
     total = amplify_by_subsampling(relabelled, n_prime / n, n=n) if n_prime < n else relabelled
     return AgnosticGuarantee(

@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import _core
 from .._validate import check_integer, check_positive, check_probability, check_real
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget, amplify_by_subsampling
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ..mechanisms import _charged
@@ -28,7 +28,7 @@ from ._common import _budget_pair, _class_arg, _class_view, _training_data
 from ._learners import Learner, as_learner
 from ._relabel import relabel
 from ._session import QuerySession, check_on_unstable
-from ._subsample import _blocks, _check_k, _check_k_clears, _plan_svt, recommended_k
+from ._subsample import _check_k, _check_k_clears, _ensemble_session, _plan_svt, recommended_k
 
 __all__ = ["AgnosticQueryRelease", "ReleasePlan"]
 
@@ -68,7 +68,10 @@ def _largest_rate(epsilon: float, n: int) -> int:
     most ``epsilon``."""
     n_prime = min(n, math.floor(acc.max_sample_rate(epsilon) * n))
     while n_prime >= 1 and n_prime < n:
-        if amplify_by_subsampling(Budget(acc.LABELBOOST_EPSILON), n_prime / n, n=n).epsilon <= epsilon:
+        if (
+            amplify_by_subsampling(Budget(acc.LABELBOOST_EPSILON), n_prime / n, n=n).epsilon
+            <= epsilon
+        ):
             break
         n_prime -= 1
     return n_prime
@@ -158,7 +161,9 @@ class AgnosticQueryRelease:
         if sample_fraction is not None:
             sample_fraction = check_probability(sample_fraction, "sample_fraction", one_ok=True)
         self.sample_fraction = sample_fraction
-        self.noise_scale = None if noise_scale is None else check_positive(noise_scale, "noise_scale")
+        self.noise_scale = (
+            None if noise_scale is None else check_positive(noise_scale, "noise_scale")
+        )
         self.threshold = None if threshold is None else check_real(threshold, "threshold", 0.0)
         self.on_unstable = check_on_unstable(on_unstable)
         self._theory: Optional[Tuple[float, float]] = None
@@ -234,7 +239,12 @@ class AgnosticQueryRelease:
         eps_t = math.nextafter(1.0 / r0, 0.0)
         d_svt = (d_r - tail) / (r0 * math.exp((r0 - 1) * eps_t)) * (1 - 1e-9)
         lam, w, svt = _plan_svt(
-            eps_t, d_svt, self.m, self.cutoff, self.noise_scale, self.threshold,
+            eps_t,
+            d_svt,
+            self.m,
+            self.cutoff,
+            self.noise_scale,
+            self.threshold,
             f"after group privacy over r0 = {r0} resampled copies",
         )
         chain = acc.agnostic_guarantee(svt, n_prime, n, r0)
@@ -264,7 +274,13 @@ class AgnosticQueryRelease:
         return self._checked(n, p.n_prime, p.noise_scale, p.threshold, chain, p.k)
 
     def _checked(
-        self, n: int, n_prime: int, lam: float, w: float, chain: acc.AgnosticGuarantee, k: Optional[int]
+        self,
+        n: int,
+        n_prime: int,
+        lam: float,
+        w: float,
+        chain: acc.AgnosticGuarantee,
+        k: Optional[int],
     ) -> ReleasePlan:
         if not chain.total <= Budget(self.epsilon, self.delta):
             raise InvalidParameterError(  # pragma: no cover - the calibration prevents it
@@ -280,7 +296,13 @@ class AgnosticQueryRelease:
                 "X",
             )
         return ReleasePlan(
-            n=n, n_prime=n_prime, k=k, cutoff=self.cutoff, noise_scale=lam, threshold=w, guarantee=chain
+            n=n,
+            n_prime=n_prime,
+            k=k,
+            cutoff=self.cutoff,
+            noise_scale=lam,
+            threshold=w,
+            guarantee=chain,
         )
 
     def start(
@@ -318,38 +340,31 @@ class AgnosticQueryRelease:
         )
 
     def _run(
-        self, learner: Learner, Xc: np.ndarray, Xh: np.ndarray, yb: np.ndarray, plan: ReleasePlan, gen: Generator
+        self,
+        learner: Learner,
+        Xc: np.ndarray,
+        Xh: np.ndarray,
+        yb: np.ndarray,
+        plan: ReleasePlan,
+        gen: Generator,
     ) -> QuerySession:
         n = Xc.shape[0]
         sub = _core.sample_indices(n, plan.n_prime, False, gen)  # step 2: S', without replacement
         relabelled = relabel(Xh[sub], yb[sub], self.hypothesis_class, rng=gen)  # step 3: S''
-        res = _core.sample_indices(plan.n_prime, plan.n_prime, True, gen)  # step 4: with replacement
+        res = _core.sample_indices(
+            plan.n_prime, plan.n_prime, True, gen
+        )  # step 4: with replacement
         X_hat, y_hat = Xc[sub][res], relabelled[res]
-        inner = _StageSVT(plan, self.m, plan.k, self.on_unstable)
-        return inner.session(learner, X_hat, y_hat, gen, plan.privacy, plan)
-
-
-class _StageSVT:
-    """The ``A_SubSamp`` call of a plan (no accountant of its own)."""
-
-    def __init__(self, plan: ReleasePlan, m: int, k: int, on_unstable: str) -> None:
-        self.plan = plan
-        self.m = m
-        self.k = k
-        self.on_unstable = on_unstable
-
-    def session(
-        self, learner: Learner, X: np.ndarray, y: np.ndarray, gen: Generator, privacy: Budget, details: Any
-    ) -> QuerySession:
-        voter = learner.fit_ensemble(X, y, _blocks(X.shape[0], self.k, gen))
-        return QuerySession(
-            learner=learner,
-            voter=voter,
-            svt=self.plan.guarantee.svt,
-            threshold=self.plan.threshold,
+        return _ensemble_session(  # A_SubSamp on the relabelled sample
+            learner,
+            X_hat,
+            y_hat,
+            gen,
+            k=plan.k,
+            svt=plan.guarantee.svt,
+            threshold=plan.threshold,
             m=self.m,
-            privacy=privacy,
             on_unstable=self.on_unstable,
-            rng=gen,
-            details=details,
+            privacy=plan.privacy,
+            details=plan,
         )

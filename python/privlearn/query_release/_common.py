@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validate import check_delta, check_epsilon
 from ..errors import InvalidParameterError
-from ..hypotheses import HypothesisClass
+from ..hypotheses import HypothesisClass, check_hypothesis_class
 from ._learners import ClassLearner, Learner, check_labels
 
 
@@ -24,12 +24,7 @@ def _budget_pair(epsilon: Any, delta: Any) -> Tuple[float, float]:
 
 
 def _class_arg(hypothesis_class: Any) -> HypothesisClass:
-    if not isinstance(hypothesis_class, HypothesisClass):
-        raise InvalidParameterError(
-            f"hypothesis_class: must be a privlearn.hypotheses class, got {hypothesis_class!r}",
-            "hypothesis_class",
-        )
-    return hypothesis_class
+    return check_hypothesis_class(hypothesis_class)
 
 
 def _class_view(cls: HypothesisClass, learner: Learner, Xc: np.ndarray, X: Any) -> np.ndarray:

@@ -105,17 +105,25 @@ class ClassLearner(Learner):
             # the same ERMs as cls.erm, from prefix counts (O(s log s) per block), in parallel
             order = np.ascontiguousarray(np.concatenate(blocks), dtype=np.int64)
             params = _core.threshold_erm_blocks(
-                np.ascontiguousarray(X[:, 0]), np.ascontiguousarray(y), order, sizes.pop(), cls.orientation
+                np.ascontiguousarray(X[:, 0]),
+                np.ascontiguousarray(y),
+                order,
+                sizes.pop(),
+                cls.orientation,
             )
             return _CoreVoter(_core.HypothesisEnsemble(cls._spec(), params), len(blocks))
         if isinstance(cls, _Real):
             spec = cls._spec()
             rows = [
-                _core.dichotomy_erm(spec, np.ascontiguousarray(X[b]), np.ascontiguousarray(y[b]), None)[1]
+                _core.dichotomy_erm(
+                    spec, np.ascontiguousarray(X[b]), np.ascontiguousarray(y[b]), None
+                )[1]
                 for b in blocks
             ]
             params = np.asarray(rows, dtype=np.float64).reshape(len(blocks), -1)
-            return _CoreVoter(_core.HypothesisEnsemble(spec, np.ascontiguousarray(params)), len(blocks))
+            return _CoreVoter(
+                _core.HypothesisEnsemble(spec, np.ascontiguousarray(params)), len(blocks)
+            )
         members = [cls._erm(X[b], np.ascontiguousarray(y[b]), None) for b in blocks]
         return _PredictVoter(cls, members)
 
@@ -145,7 +153,9 @@ class _EstimatorVoter(Voter):
         for est in self._members:
             p = np.asarray(est.predict(X))
             if p.shape != (X.shape[0],):
-                raise InvalidParameterError("learner: its predict must return one label per row", "learner")
+                raise InvalidParameterError(
+                    "learner: its predict must return one label per row", "learner"
+                )
             # A member votes 1 iff it predicts 1 (any other label votes 0): a per-member map, so
             # one changed sub-sample still moves a count by at most 1, and whether an answer
             # succeeds never depends on what the members (fitted on the data) predict.
@@ -178,9 +188,13 @@ class EstimatorLearner(Learner):
             raise InvalidParameterError(f"{name}: must hold numbers, got dtype {a.dtype}", name)
         a = a.astype(np.float64)
         if a.ndim != 2:
-            raise InvalidParameterError(f"{name}: must have shape (n, n_features), got {a.shape}", name)
+            raise InvalidParameterError(
+                f"{name}: must have shape (n, n_features), got {a.shape}", name
+            )
         if not np.all(np.isfinite(a)):
-            raise InvalidParameterError(f"{name}: must hold finite numbers (no NaN or infinity)", name)
+            raise InvalidParameterError(
+                f"{name}: must hold finite numbers (no NaN or infinity)", name
+            )
         if self.n_features >= 0 and a.shape[1] != self.n_features:
             raise InvalidParameterError(
                 f"{name}: must have {self.n_features} features, got shape {a.shape}", name

@@ -22,7 +22,9 @@ from ._learners import check_labels
 __all__ = ["relabel"]
 
 
-def relabel(X: Any, y: Any, hypothesis_class: HypothesisClass, *, rng: RngLike = None) -> np.ndarray:
+def relabel(
+    X: Any, y: Any, hypothesis_class: HypothesisClass, *, rng: RngLike = None
+) -> np.ndarray:
     r"""``A_Relabel`` (Nandi and Bassily, Alg. 2; LabelBoost of Beimel, Nissim and Stemmer,
     APPROX-RANDOM 2015): relabel a sample with a hypothesis chosen by the exponential mechanism.
 

@@ -13,8 +13,8 @@ from typing import Any, Optional
 import numpy as np
 
 from .._validate import check_epsilon, check_integer
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ..mechanisms import exponential
@@ -100,7 +100,9 @@ class SemiPrivateLearner:
         try:
             Xp = cls._check_X(X_public)
         except InvalidParameterError as err:
-            raise InvalidParameterError(str(err).replace("X:", "X_public:", 1), "X_public") from None
+            raise InvalidParameterError(
+                str(err).replace("X:", "X_public:", 1), "X_public"
+            ) from None
         if Xp.shape[0] == 0:
             raise InvalidParameterError("X_public: at least one public point is needed", "X_public")
         check_accountant(accountant)
@@ -114,7 +116,9 @@ class SemiPrivateLearner:
     def predict(self, X: Any) -> np.ndarray:
         """The labels of the released hypothesis on the rows of ``X`` (post-processing)."""
         if not hasattr(self, "hypothesis_"):
-            raise InvalidParameterError("this SemiPrivateLearner is not fitted; call fit first", "X")
+            raise InvalidParameterError(
+                "this SemiPrivateLearner is not fitted; call fit first", "X"
+            )
         return self.hypothesis_class.predict(self.hypothesis_, X)
 
     def __repr__(self) -> str:

@@ -15,8 +15,8 @@ from typing import Any, Optional
 
 from .. import _core
 from .._validate import check_epsilon, check_real
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
+from ..accounting._accountant import check_accountant
 from ..accounting._numerics import _context, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged, laplace

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _core
 from .._validate import check_integer, check_positive, check_probability, check_real
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import Generator, RngLike, as_generator
@@ -71,6 +71,36 @@ def _plan_svt(
             "threshold",
         )
     return lam, w, svt
+
+
+def _ensemble_session(
+    learner: Learner,
+    X: np.ndarray,
+    y: np.ndarray,
+    gen: Generator,
+    *,
+    k: int,
+    svt: Any,
+    threshold: float,
+    m: int,
+    on_unstable: str,
+    privacy: Budget,
+    details: Any,
+) -> QuerySession:
+    """A_SubSamp's session: the learner's ``k`` classifiers on disjoint blocks of ``(X, y)``
+    vote, and the sparse vector (``svt``, ``threshold``) answers up to ``m`` queries."""
+    voter = learner.fit_ensemble(X, y, _blocks(X.shape[0], k, gen))
+    return QuerySession(
+        learner=learner,
+        voter=voter,
+        svt=svt,
+        threshold=threshold,
+        m=m,
+        privacy=privacy,
+        on_unstable=on_unstable,
+        rng=gen,
+        details=details,
+    )
 
 
 def _blocks(n: int, k: int, gen: Generator) -> List[np.ndarray]:
@@ -260,22 +290,6 @@ class SubsampleSVT:
             f"cutoff={self.cutoff!r}, noise_scale={self.noise_scale:.6g}, threshold={self.threshold:.6g})"
         )
 
-    def _session(
-        self, learner: Learner, X: np.ndarray, y: np.ndarray, gen: Generator, privacy: Budget, details: Any
-    ) -> QuerySession:
-        voter = learner.fit_ensemble(X, y, _blocks(X.shape[0], self.k, gen))
-        return QuerySession(
-            learner=learner,
-            voter=voter,
-            svt=self.svt,
-            threshold=self.threshold,
-            m=self.m,
-            privacy=privacy,
-            on_unstable=self.on_unstable,
-            rng=gen,
-            details=details,
-        )
-
     def start(
         self, X: Any, y: Any, *, accountant: Optional[Accountant] = None, rng: RngLike = None
     ) -> QuerySession:
@@ -310,5 +324,17 @@ class SubsampleSVT:
             self.privacy.epsilon,
             self.privacy.delta,
             "SubsampleSVT session",
-            lambda: self._session(learner, Xc, yb, gen, self.privacy, self.svt),
+            lambda: _ensemble_session(
+                learner,
+                Xc,
+                yb,
+                gen,
+                k=self.k,
+                svt=self.svt,
+                threshold=self.threshold,
+                m=self.m,
+                on_unstable=self.on_unstable,
+                privacy=self.privacy,
+                details=self.svt,
+            ),
         )

@@ -14,8 +14,8 @@ from typing import Any, List, Optional
 import numpy as np
 
 from .._validate import check_integer, check_probability
-from ..accounting._accountant import check_accountant
 from ..accounting import Accountant, Budget, compose_basic
+from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..hypotheses import HypothesisClass
 from ..mechanisms import _charged
@@ -205,7 +205,9 @@ class UniversalQueryRelease:
             on_unstable=on_unstable,
         )
         self.second = (
-            SemiPrivateLearner(hypothesis_class, epsilon=self.epsilon_public) if two_stages else None
+            SemiPrivateLearner(hypothesis_class, epsilon=self.epsilon_public)
+            if two_stages
+            else None
         )
 
     @classmethod
@@ -233,8 +235,14 @@ class UniversalQueryRelease:
         m = check_integer(m, "m", 1)
         two = m > m_o
         out = cls(
-            hypothesis_class, epsilon=epsilon, delta=delta, m=m, m_o=m_o, cutoff=1.0,
-            learner=learner, on_unstable=on_unstable,
+            hypothesis_class,
+            epsilon=epsilon,
+            delta=delta,
+            m=m,
+            m_o=m_o,
+            cutoff=1.0,
+            learner=learner,
+            on_unstable=on_unstable,
         )
         out.first = AgnosticQueryRelease.from_theory(
             hypothesis_class,
@@ -275,7 +283,11 @@ class UniversalQueryRelease:
         Xc, yb = _training_data(learner, X, y)
         Xh = _class_view(self.hypothesis_class, learner, Xc, X)
         plan = self.first.plan(Xc.shape[0])
-        total = plan.privacy if self.second is None else compose_basic([plan.privacy, self.second.privacy])
+        total = (
+            plan.privacy
+            if self.second is None
+            else compose_basic([plan.privacy, self.second.privacy])
+        )
         if not total <= Budget(self.epsilon, self.delta):
             raise InvalidParameterError(  # pragma: no cover - the split prevents it
                 f"epsilon: the exact guarantee {total!r} exceeds the budget", "epsilon"
@@ -285,6 +297,10 @@ class UniversalQueryRelease:
 
         def run() -> UniversalSession:
             first = self.first._run(learner, Xc, Xh, yb, plan, gen)
-            return UniversalSession(first, self.m, min(self.m, self.m_o), self.second, Xh, yb, total, gen, learner)
+            return UniversalSession(
+                first, self.m, min(self.m, self.m_o), self.second, Xh, yb, total, gen, learner
+            )
 
-        return _charged(accountant, total.epsilon, total.delta, "UniversalQueryRelease session", run)
+        return _charged(
+            accountant, total.epsilon, total.delta, "UniversalQueryRelease session", run
+        )

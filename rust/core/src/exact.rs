@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 
 use num_bigint::BigUint;
 
+use crate::grid::pow2;
 use crate::rng::Rng;
 
 /// Largest group index handled by [`sample_exp_neg_groups`]. `e^{-MAX_GROUP}` is still a normal
@@ -223,16 +224,6 @@ pub fn exp_neg_int_bounds(jmax: usize, prec: u64) -> (Vec<BigUint>, Vec<BigUint>
     (lo, hi)
 }
 
-/// `2^e` as a double, for `-1074 <= e <= 1023` (exact).
-fn pow2(e: i64) -> f64 {
-    debug_assert!((-1074..=1023).contains(&e));
-    if e >= -1022 {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (e + 1074))
-    }
-}
-
 /// `x * 2^-prec` rounded toward zero (`up = false`) or away from zero (`up = true`); the result
 /// must be a normal double.
 fn fixed_to_f64(x: &BigUint, prec: u64, up: bool) -> f64 {
@@ -248,8 +239,10 @@ fn fixed_to_f64(x: &BigUint, prec: u64, up: bool) -> f64 {
     };
     let e = shift as i64 - prec as i64;
     // Two exact power-of-two scalings keep every intermediate a normal double.
+    // |e| < 2^12 here (prec and the bit length are a few thousand at most), so the casts are
+    // exact and both halves are in pow2's normal range.
     let e1 = e / 2;
-    (mant as f64) * pow2(e1) * pow2(e - e1)
+    (mant as f64) * pow2(e1 as i32) * pow2((e - e1) as i32)
 }
 
 struct ExpNegTable {

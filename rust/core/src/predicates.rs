@@ -16,7 +16,7 @@
 
 use num_bigint::{BigInt, Sign};
 
-use crate::grid::{big_to_f64, decompose};
+use crate::grid::{big_to_f64, decompose, pow2};
 
 /// Unit roundoff `2^-53`.
 const U: f64 = f64::EPSILON / 2.0;
@@ -26,11 +26,6 @@ const U: f64 = f64::EPSILON / 2.0;
 fn in_range(v: f64, lim: i32) -> bool {
     let a = v.abs();
     a == 0.0 || (a >= pow2(-lim) && a <= pow2(lim))
-}
-
-#[inline]
-fn pow2(k: i32) -> f64 {
-    f64::from_bits(((1023 + k) as u64) << 52)
 }
 
 #[inline]
