@@ -244,6 +244,59 @@ def test_subsample_aggregate_keeps_the_teachers_private_and_answers_every_neighb
     assert outs[0] == outs[1] == ((5,), Budget(5.0))
 
 
+class _FragileTeacher:
+    """A classifier whose ``fit`` (``where="fit"``) or ``predict`` (``where="predict"``) raises,
+    or whose ``predict`` returns a wrong shape (``where="shape"``), when its block holds a row
+    with x > 0.9: a failure that depends on the private data."""
+
+    def __init__(self, where="fit"):
+        self.where = where
+
+    def fit(self, X, y):
+        self.odd_ = bool(np.any(np.asarray(X)[:, 0] > 0.9))
+        if self.odd_ and self.where == "fit":
+            raise ValueError("cannot fit this block")
+        return self
+
+    def predict(self, X):
+        if self.odd_ and self.where == "predict":
+            raise ValueError("cannot predict")
+        if self.odd_ and self.where == "shape":
+            return np.ones((len(X), 2))
+        return np.ones(len(X), dtype=int)
+
+    def get_params(self, deep=True):
+        return {"where": self.where}
+
+    def set_params(self, **params):
+        self.where = params.get("where", self.where)
+        return self
+
+
+@pytest.mark.parametrize("where", ["fit", "predict", "shape"])
+def test_subsample_aggregate_teacher_failures_do_not_depend_on_the_data(where):
+    """Old code: a teacher whose fit raised on its block made ``fit`` raise on one neighbour only
+    (and a predict that raised or returned a wrong shape made ``predict`` raise). Now such a
+    teacher votes 0: both neighbours fit, answer and are charged alike."""
+    g = np.random.default_rng(2)
+    X = g.uniform(0, 0.8, size=(40, 2))
+    y = np.arange(40) % 2
+    X2 = X.copy()
+    X2[3, 0] = 0.95  # one row replaced: its block's teacher now fails
+    outs = []
+    votes = []
+    for data in (X, X2):
+        acct = Accountant(Budget(10.0))
+        clf = SubsampleAggregatePredictor(
+            _FragileTeacher(where), 4, 1.0, accountant=acct, rng=0
+        ).fit(data, y)
+        outs.append((clf.predict(X[:5]).shape, acct.spent))
+        votes.append(clf._votes(X[:5]).sum(axis=1))
+    assert outs[0] == outs[1] == ((5,), Budget(5.0))
+    # The failing teacher votes 0: each vote count moves by exactly one (the sensitivity).
+    assert np.array_equal(votes[0], np.full(5, 4)) and np.array_equal(votes[1], np.full(5, 3))
+
+
 def test_query_release_votes_of_odd_members_do_not_refuse():
     g = np.random.default_rng(2)
     X = g.uniform(0, 0.8, size=(2000, 2))

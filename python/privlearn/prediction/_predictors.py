@@ -605,10 +605,34 @@ class _Constant:
         return np.full(len(X), self.label, dtype=np.int64)
 
 
+class _Abstaining:
+    """The teacher of a block on which the base estimator's ``fit`` raised: it votes 0 on every
+    query. Raising instead would make whether ``fit`` succeeds depend on the private block."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.zeros(_num_samples(X), dtype=np.int64)
+
+
 def _fit_teacher(base: Any, X: Any, y: np.ndarray) -> Any:
     if np.all(y == y[0]):
         return _Constant(int(y[0]))
-    return clone(base).fit(X, y)
+    try:
+        return clone(base).fit(X, y)
+    except Exception:  # noqa: BLE001 - any failure on private data becomes a 0-vote teacher
+        return _Abstaining()
+
+
+def _teacher_votes(teacher: Any, X: Any, n_queries: int) -> np.ndarray:
+    """Teacher's vote per query: 1 iff it predicts 1. A predict that raises or returns the
+    wrong shape votes 0 everywhere (per teacher, so one changed teacher still moves each count
+    by at most 1, and whether ``predict`` succeeds never depends on the private blocks)."""
+    try:
+        v = np.asarray(teacher.predict(X))
+    except Exception:  # noqa: BLE001 - see the docstring
+        return np.zeros(n_queries, dtype=bool)
+    if v.shape != (n_queries,):
+        return np.zeros(n_queries, dtype=bool)
+    return v == 1
 
 
 class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMixin):  # type: ignore[misc]
@@ -637,8 +661,11 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
     ``rng=None``. No ``predict_proba``: the vote probabilities are not private (ERRATA 003-1).
     The teachers themselves are **not** private (plain fits on their blocks): they are kept as
     private state (``_teachers``, not a fitted attribute) and only the answers are released. A
-    teacher's vote is 1 iff it predicts 1 (any other label votes 0), so whether ``predict``
-    succeeds never depends on what the teachers predict.
+    teacher's vote is 1 iff it predicts 1 (any other label votes 0). A teacher whose ``fit`` or
+    ``predict`` raises (or whose ``predict`` returns the wrong shape) votes 0 on every query,
+    silently: reporting it would reveal something about its block. So whether ``fit`` and
+    ``predict`` succeed never depends on the private data; check a ``base_estimator`` on public
+    data first if in doubt.
 
     Parameters
     ----------
@@ -736,18 +763,8 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
             raise NotFittedError(
                 "this SubsampleAggregatePredictor is not fitted yet; call fit(X, y) first"
             )
-        cols = []
         n_queries = _num_samples(X)
-        for t in self._teachers:
-            v = np.asarray(t.predict(X))
-            if v.shape != (n_queries,):
-                raise InvalidParameterError(
-                    "base_estimator: teachers must predict one label per query", "base_estimator"
-                )
-            # A vote is 1 iff the teacher predicts 1 (any other output votes 0): a per-teacher
-            # map, so one changed teacher still moves the count by at most 1, and whether
-            # predict succeeds never depends on what the teachers (fitted on the data) predict.
-            cols.append(v == 1)
+        cols = [_teacher_votes(t, X, n_queries) for t in self._teachers]
         return np.ascontiguousarray(np.column_stack(cols))
 
     def predict(self, X: Any) -> np.ndarray:
