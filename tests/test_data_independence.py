@@ -311,6 +311,24 @@ def test_query_release_votes_of_odd_members_do_not_refuse():
     assert shapes == [3, 3]
 
 
+@pytest.mark.parametrize("where", ["fit", "predict", "shape"])
+def test_query_release_members_failing_on_their_sub_sample_do_not_refuse(where):
+    """Old code: a member whose fit raised on its sub-sample made ``start`` raise on one
+    neighbour only (a predict that raised or returned a wrong shape made the answers raise).
+    Now such a member votes 0 and both neighbours answer alike."""
+    g = np.random.default_rng(2)
+    X = g.uniform(0, 0.8, size=(2000, 2))
+    y = np.arange(2000) % 2
+    X2 = X.copy()
+    X2[3, 0] = 0.95  # one row replaced: its sub-sample's member now fails
+    algo = Q.SubsampleSVT(_FragileTeacher(where), epsilon=1.0, delta=1e-6, m=3, cutoff=1)
+    shapes = []
+    for data in (X, X2):
+        session = algo.start(data, y, rng=0)
+        shapes.append(len(session.answer_many(X[:3])))
+    assert shapes == [3, 3]
+
+
 def test_gibbs_diagnostics_are_private_state():
     g = np.random.default_rng(3)
     X = g.uniform(-1, 1, size=(50, 2)) / 2

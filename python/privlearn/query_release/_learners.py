@@ -151,15 +151,16 @@ class _EstimatorVoter(Voter):
     def votes(self, X: np.ndarray) -> np.ndarray:
         out = np.zeros(X.shape[0], dtype=np.int64)
         for est in self._members:
-            p = np.asarray(est.predict(X))
-            if p.shape != (X.shape[0],):
-                raise InvalidParameterError(
-                    "learner: its predict must return one label per row", "learner"
-                )
-            # A member votes 1 iff it predicts 1 (any other label votes 0): a per-member map, so
-            # one changed sub-sample still moves a count by at most 1, and whether an answer
-            # succeeds never depends on what the members (fitted on the data) predict.
-            out += p == 1
+            # A member votes 1 iff it predicts 1 (any other label, a predict that raises or
+            # returns a wrong shape: 0): a per-member map, so one changed sub-sample still moves
+            # a count by at most 1, and whether an answer succeeds never depends on what the
+            # members (fitted on the data) do.
+            try:
+                p = np.asarray(est.predict(X))
+            except Exception:  # noqa: BLE001 - see above
+                continue
+            if p.shape == (X.shape[0],):
+                out += p == 1
         return out
 
 
@@ -176,7 +177,9 @@ def _clone(est: Any) -> Any:
 
 class EstimatorLearner(Learner):
     """A scikit-learn classifier (anything with ``fit(X, y)`` and ``predict(X)``), cloned
-    unfitted for every sub-sample."""
+    unfitted for every sub-sample. A member whose ``fit`` or ``predict`` raises on its
+    sub-sample (or predicts a wrong shape) votes 0, silently: raising would make whether a
+    release succeeds depend on the private data."""
 
     def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
@@ -216,7 +219,10 @@ class EstimatorLearner(Learner):
                 members.append(_Constant(bool(yb[0])))
                 continue
             est = _clone(self.estimator)
-            est.fit(X[b], yb.astype(np.int64))
+            try:
+                est.fit(X[b], yb.astype(np.int64))
+            except Exception:  # noqa: BLE001 - a fit failing on private data votes 0
+                est = _Constant(False)
             members.append(est)
         return _EstimatorVoter(members)
 
