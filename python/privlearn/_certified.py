@@ -138,22 +138,37 @@ def certified_guarantee(base: Any, n_samples: int, param_name: str = "base") -> 
     return budget
 
 
-def public_n_samples(X: Any, name: str = "X") -> int:
+def public_n_samples(X: Any, name: str = "X", minimum: int = 1) -> int:
     """The number of records of ``X`` (public: replace-one neighbours share it), read from its
-    length or shape only, so that a guarantee can be computed and a base refused before any
-    value of the data is read.
+    shape (arrays, data frames) or its length (sequences) only, so that a guarantee can be
+    computed and a base refused before any value of the data is read.
 
     Raises
     ------
     InvalidParameterError
-        If ``X`` has no length, or none of its records.
+        If ``X`` has neither a shape with at least one axis nor a length, or fewer than
+        ``minimum`` records.
     """
-    from sklearn.utils.validation import _num_samples
-
-    try:
-        n = int(_num_samples(X))
-    except (TypeError, ValueError) as err:
-        raise InvalidParameterError(f"{name}: {err}", name) from None
-    if n < 1:
-        raise InvalidParameterError(f"{name}: must hold at least one record; got 0", name)
+    shape = getattr(X, "shape", None)
+    n: Any
+    if shape is not None:
+        n = shape[0] if len(shape) >= 1 else None
+    else:
+        try:
+            n = len(X)
+        except TypeError:
+            n = None
+    if n is None:
+        raise InvalidParameterError(
+            f"{name}: must be an array-like of records (with a length or a shape); got "
+            f"{type(X).__name__}",
+            name,
+        )
+    n = int(n)
+    if n < minimum:
+        raise InvalidParameterError(
+            f"{name}: must hold at least {'one' if minimum == 1 else minimum} record"
+            f"{'' if minimum == 1 else 's'}; got {n}",
+            name,
+        )
     return n

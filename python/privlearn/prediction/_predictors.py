@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
+from .._certified import public_n_samples
 from .._validate import check_choice, check_epsilon, check_integer, check_probability
 from ..accounting import Accountant
 from ..accounting._accountant import check_accountant
@@ -782,12 +783,7 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
 
 
 def _num_samples(X: Any) -> int:
-    if hasattr(X, "shape") and len(X.shape) >= 1:
-        return int(X.shape[0])
-    try:
-        return len(X)
-    except TypeError:
-        raise InvalidParameterError("X: must be an array-like of examples", "X") from None
+    return public_n_samples(X, "X", minimum=0)
 
 
 def _rows(X: Any, idx: np.ndarray) -> Any:
