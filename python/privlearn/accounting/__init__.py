@@ -39,6 +39,7 @@ Layout (one concept per private module; the public names are those of ``__all__`
 ``_accountant``               :class:`Accountant`, :class:`LedgerEntry`, transactions
 ``_composition``              composition theorems, group privacy
 ``_subsampling``              amplification by subsampling
+``_bounded_range``            adaptive composition of bounded-range (exponential) mechanisms
 ============================  ===================================================================
 
 Examples
