@@ -264,7 +264,7 @@ def max_bounded_range_epsilon(total: Budget, k: int) -> float:
     >>> from privlearn.accounting import Budget
     >>> from privlearn.accounting._bounded_range import max_bounded_range_epsilon
     >>> round(max_bounded_range_epsilon(Budget(1.0, 1e-6), 1000), 5)
-    0.01399
+    0.01397
     """
     total = _budget_arg(total, "total")
     k = check_integer(k, "k", 1)
