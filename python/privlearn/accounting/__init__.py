@@ -39,6 +39,10 @@ Layout (one concept per private module; the public names are those of ``__all__`
 ``_accountant``               :class:`Accountant`, :class:`LedgerEntry`, transactions
 ``_composition``              composition theorems, group privacy
 ``_subsampling``              amplification by subsampling
+``_neighbours``               neighbouring notions of zCDP/RDP guarantees, safe decimal sums
+``_zcdp``                     :math:`\rho`-zCDP budgets and the mechanisms' rho
+``_rdp``                      RDP curves on dp_accounting's default orders, mechanisms' curves
+``_convert``                  zCDP and RDP to (epsilon, delta) (Canonne–Kamath–Steinke)
 ``_bounded_range``            adaptive composition of bounded-range (exponential) mechanisms
 ============================  ===================================================================
 
