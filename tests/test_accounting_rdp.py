@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import pickle
+from fractions import Fraction
 from typing import Callable, Optional, Sequence, Tuple
 
 import mpmath as mp
@@ -35,6 +36,7 @@ from privlearn.accounting._convert import (
     zcdp_delta,
     zcdp_to_dp,
 )
+from privlearn.accounting._numerics import _float_up
 from privlearn.accounting._rdp import (
     RDP_ORDERS,
     RdpCurve,
@@ -212,6 +214,43 @@ def test_pure_dp_and_bounded_range_golden():
                 assert exact <= v <= exact * (1 + 1e-12) + 1e-300
                 assert v <= eps and v <= a * eps * eps / 2 * (1 + 1e-15)
                 assert w <= v and w <= a * eps * eps / 8 * (1 + 1e-15)
+
+
+def mp_bounded_range(eps: float, a: float) -> mp.mpf:
+    """max over t of D_alpha(P || Q) for the two-point eps-BR pair with losses t and t - eps,
+    computed from the distributions (P = (q, 1 - q), Q = (q e^-t, (1 - q) e^(eps - t)), q such
+    that Q sums to 1), maximised numerically over t (grid, then a root of the derivative)."""
+    e, alpha = mp.mpf(eps), mp.mpf(a)
+
+    def div(t: mp.mpf) -> mp.mpf:
+        q = (mp.exp(e) - mp.exp(t)) / mp.expm1(e)
+        p = [q, 1 - q]
+        qq = [q * mp.exp(-t), (1 - q) * mp.exp(e - t)]
+        return mp.log(mp.fsum(pi**alpha * qi ** (1 - alpha) for pi, qi in zip(p, qq))) / (alpha - 1)
+
+    i = max(range(1, 200), key=lambda j: div(e * j / 200))
+    # the derivative changes sign in the bracket (kept inside (0, eps), where q is in [0, 1])
+    bracket = (e * (i - 1) / 200, e * min(i + 1, 199.5) / 200)
+    t_star = mp.findroot(lambda t: mp.diff(div, t), bracket, solver="illinois")
+    return div(t_star)
+
+
+@pytest.mark.parametrize(
+    "eps, alpha",
+    [(1e-4, 1.1), (0.01, 1.5), (0.014, 25.0), (0.5, 2.0), (1.0, 8.0), (3.0, 32.0), (0.2, 1024.0)],
+)
+def test_bounded_range_curve_is_exact_and_below_the_old_bounds(eps, alpha):
+    # the closed-form curve is never below the exact divergence of the worst BR pair (safe
+    # side), close to it, and never above min(alpha eps^2 / 8, the pure-DP curve)
+    got = rdp_bounded_range(eps).at(alpha)
+    with mp.workdps(DPS):
+        exact = mp_bounded_range(eps, alpha)
+        assert exact <= got <= exact * (1 + 1e-14)
+    for e in (eps, 1e-9, 1e-6, 0.003, 20.0):
+        br, pure = rdp_bounded_range(e), rdp_pure(e)
+        for a, w, v in zip(RDP_ORDERS, br.epsilons, pure.epsilons):
+            quad = _float_up(Fraction(e) ** 2 / 8 * Fraction(a))
+            assert w <= min(v, quad)
 
 
 def test_laplace_and_rr_golden():

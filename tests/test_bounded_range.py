@@ -26,10 +26,10 @@ import pytest
 
 from privlearn.accounting import Budget, compose_advanced, compose_optimal
 from privlearn.accounting._bounded_range import (
-    _br_renyi,
     compose_bounded_range,
     max_bounded_range_epsilon,
 )
+from privlearn.accounting._rdp import _br_renyi
 from privlearn.errors import InvalidParameterError
 
 DPS = 60

@@ -14,7 +14,6 @@ arithmetic, results rounded to the safe side.
 
 from __future__ import annotations
 
-import decimal
 import math
 from decimal import Decimal
 from typing import Callable, Tuple
@@ -23,93 +22,15 @@ from .._validate import check_delta, check_epsilon, check_integer
 from ..errors import InvalidParameterError
 from ._budget import Budget, _budget_arg
 from ._composition import compose_optimal
-from ._numerics import _DIGITS, _context, _expm1, _float_up, _overflow_guard
+from ._convert import _real_order_to_dp
+from ._numerics import _overflow_guard
+from ._rdp import _br_renyi, _br_renyi_up, _extra_digits
 
 # Above this per-mechanism epsilon the Rényi route cannot beat basic composition (and e**eps
 # would only cost time): the bound is then min(k * eps, Kairouz-Oh-Viswanath).
 _EPS_RDP_MAX = 50.0
 # Relative tolerance of the bisection in :func:`max_bounded_range_epsilon`.
 _BISECT_RTOL = 1e-12
-
-
-def _extra_digits(epsilon: float) -> int:
-    """Digits lost to cancellation: the Rényi divergence is O(eps**2) while its terms are O(eps)."""
-    return 2 * max(0, math.ceil(-math.log10(epsilon))) + 10
-
-
-def _br_renyi(e: Decimal, c: Decimal) -> Decimal:
-    r"""The largest Rényi divergence of order ``1 + c`` of an ``e``-BR pair (current context).
-
-    For a pair with privacy loss :math:`L \in [t - \varepsilon, t]` and
-    :math:`E_P[e^{-L}] = 1`, write :math:`u = e^{-L}`: the divergence is
-    :math:`\frac1c \ln E_P[u^{-c}]` with :math:`u^{-c}` convex and :math:`E_P[u] = 1` fixed, so it
-    is largest when :math:`L` takes only the two end values: generalised randomized response
-    :math:`RR_{\varepsilon,t}` (loss :math:`t` with probability
-    :math:`q = (e^\varepsilon - e^t)/(e^\varepsilon - 1)`, else :math:`t - \varepsilon`). Then
-    :math:`E_P[e^{cL}] = h(e^t) / (e^\varepsilon - 1)` with :math:`h(u) = u^c (A - B u)`,
-    :math:`A = e^\varepsilon - e^{-c\varepsilon}`, :math:`B = 1 - e^{-c\varepsilon}`;
-    :math:`h` has one critical point on :math:`[1, e^\varepsilon]` (where it equals
-    :math:`e^\varepsilon - 1` at both ends), :math:`u^* = cA / ((c + 1) B)`: the maximum over
-    :math:`t \in [0, \varepsilon]` in closed form.
-    """
-    em1 = _expm1(e)  # e^eps - 1
-    b = -_expm1(-c * e)  # 1 - e^{-c eps}
-    a = em1 + b  # e^eps - e^{-c eps}
-    u = c * a / ((c + 1) * b)
-    u = min(max(u, Decimal(1)), em1 + 1)
-    return (c * u.ln() + (a - b * u).ln() - em1.ln()) / c
-
-
-def _conversion(c: Decimal, log_inv_delta: Decimal) -> Decimal:
-    """(ln(1/delta) + (alpha-1) ln(1 - 1/alpha) - ln(alpha)) / (alpha - 1), alpha = 1 + c."""
-    alpha = 1 + c
-    return (log_inv_delta + c * (c.ln() - alpha.ln()) - alpha.ln()) / c
-
-
-def _rdp_total(epsilon: float, k: int, delta: float, log_c: float, digits: int) -> Decimal:
-    """k * R(alpha) + conversion at alpha = 1 + e**log_c, rounded up (explicit error margin)."""
-    with decimal.localcontext(_context(digits)):
-        e = Decimal(epsilon)
-        c = Decimal(math.exp(log_c))  # any alpha > 1 gives a valid bound
-        part_rdp = k * _br_renyi(e, c)
-        part_conv = _conversion(c, -Decimal(delta).ln())
-        total = part_rdp + part_conv
-        # Each part carries a relative error far below 10**-(digits - 10) (a few dozen correctly
-        # rounded operations, with the cancellation covered by the extra digits): add that bound
-        # in absolute terms, since the parts may cancel.
-        margin = (abs(part_rdp) + abs(part_conv)) * Decimal(10) ** -(digits - 10)
-        return total + margin
-
-
-def _best_log_c(epsilon: float, k: int, delta: float, digits: int) -> float:
-    """A near-optimal ln(alpha - 1) for the Rényi route (grid, then golden section)."""
-    # The optimum is near alpha - 1 = sqrt(8 ln(1/delta) / (k eps^2)) (the zCDP optimum):
-    # search ln(alpha - 1) in a wide bracket around it (any alpha gives a valid bound).
-    centre = 0.5 * (math.log(8.0) + math.log(math.log(1.0 / delta) + 1.0) - math.log(k))
-    centre -= math.log(epsilon)
-    lo, hi = min(centre - 12.0, -8.0), max(centre + 6.0, 2.0)
-
-    def f(x: float) -> Decimal:
-        return _rdp_total(epsilon, k, delta, x, digits)
-
-    grid = [lo + (hi - lo) * i / 48 for i in range(49)]
-    values = [f(x) for x in grid]
-    i = min(range(len(grid)), key=values.__getitem__)
-    a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    inv_phi = (math.sqrt(5.0) - 1.0) / 2.0
-    x1, x2 = b - inv_phi * (b - a), a + inv_phi * (b - a)
-    f1, f2 = f(x1), f(x2)
-    while b - a > 1e-9:
-        if f1 <= f2:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - inv_phi * (b - a)
-            f1 = f(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + inv_phi * (b - a)
-            f2 = f(x2)
-    best = min((values[i], grid[i]), (f1, x1), (f2, x2))
-    return best[1]
 
 
 @_overflow_guard
@@ -132,9 +53,12 @@ def compose_bounded_range(epsilon: float, k: int, delta: float) -> Budget:
 
        where :math:`RR_{\varepsilon,t}` is the generalised randomized response of Dong, Durfee
        and Rogers (2020), whose privacy loss takes the two values :math:`t` and
-       :math:`t - \varepsilon`. This is exact, not a bound: among pairs whose privacy loss lies
-       in :math:`[t - \varepsilon, t]`, the two-point one maximises every Rényi divergence
-       (convexity, see :func:`_br_renyi`), and :math:`RR_{\varepsilon,t}` is itself
+       :math:`t - \varepsilon`: the curve of
+       :func:`privlearn.accounting._rdp.rdp_bounded_range` (the same code, evaluated at every
+       real order rather than at the grid), where the proof is sketched. This is exact, not a
+       bound: among pairs whose privacy loss lies in :math:`[t - \varepsilon, t]`, the
+       two-point one maximises every Rényi divergence (convexity, see
+       :func:`privlearn.accounting._rdp._br_renyi`), and :math:`RR_{\varepsilon,t}` is itself
        :math:`\varepsilon`-BR. It is at most :math:`\alpha\varepsilon^2/8`, the
        :math:`\varepsilon^2/8`-zCDP bound of Dong, Durfee and Rogers (2020) and Cesar and
        Rogers (2021), and slightly below it. Rényi DP composes under adaptive choice by
@@ -142,9 +66,11 @@ def compose_bounded_range(epsilon: float, k: int, delta: float) -> Budget:
        is converted with Balle, Barthe, Gaboardi, Hsu and Sato (AISTATS 2020, Theorem 21; the
        same conversion as Canonne, Kamath and Steinke 2020 for zCDP):
        :math:`\tilde\varepsilon = k R_\varepsilon(\alpha) + (\ln(1/\delta) + (\alpha - 1)
-       \ln(1 - 1/\alpha) - \ln\alpha)/(\alpha - 1)`, at a numerically optimised
+       \ln(1 - 1/\alpha) - \ln\alpha)/(\alpha - 1)`, at a numerically optimised real
        :math:`\alpha` (every :math:`\alpha` gives a valid bound, so the search need not be
-       exact; only the evaluation at the chosen :math:`\alpha` is rounded up).
+       exact; only the evaluation at the chosen :math:`\alpha` is rounded up), by
+       :func:`privlearn.accounting._convert._real_order_to_dp`, the conversion code of
+       :func:`~privlearn.accounting._convert.rdp_to_dp` at a real order.
     2. :func:`compose_optimal` of ``k`` pure ``epsilon``-DP mechanisms (an
        :math:`\varepsilon`-BR mechanism is :math:`\varepsilon`-DP), at ``delta_slack = delta``.
     3. Basic composition, ``k * epsilon``.
@@ -175,12 +101,14 @@ def compose_bounded_range(epsilon: float, k: int, delta: float) -> Budget:
     is that of the mechanisms' own guarantees (replace-one throughout privlearn); the
     composition holds for any relation shared by all ``k`` mechanisms.
 
-    **Numerics.** Decimal arithmetic with ``50 + len(str(k))`` digits plus
-    ``2 * max(0, ceil(-log10(epsilon))) + 10`` more (the divergence is of order
-    :math:`\varepsilon^2` while its terms are of order :math:`\varepsilon`); an explicit margin
-    of :math:`10^{-(\mathrm{digits} - 10)}` times the size of the two terms is added before
-    rounding up, so the result is never below the bound at the chosen :math:`\alpha`.
-    About 100 evaluations of the curve: a few tens of milliseconds.
+    **Numerics.** The curve is evaluated with ``80 + 2 * max(0, ceil(-log10(epsilon))) + 10``
+    digits (the divergence is of order :math:`\varepsilon^2` while its terms are of order
+    :math:`\ln(1/\varepsilon)`) plus an explicit bound on its rounding error
+    (:func:`privlearn.accounting._rdp._br_renyi_up`); the conversion terms at 80 digits with the
+    margin of :func:`privlearn.accounting._neighbours._sum_up`; the result is rounded up, so it
+    is never below the bound at the chosen :math:`\alpha`. The search for :math:`\alpha` uses
+    ``20 + 2 * max(0, ceil(-log10(epsilon))) + 10`` digits. About 100 evaluations of the
+    curve: a few tens of milliseconds.
 
     Parameters
     ----------
@@ -215,16 +143,26 @@ def compose_bounded_range(epsilon: float, k: int, delta: float) -> Budget:
     kov = compose_optimal(Budget(epsilon), k, delta)  # also <= k * epsilon rounded up
     if epsilon == 0.0 or epsilon > _EPS_RDP_MAX:
         return kov
-    eps = min(kov.epsilon, _float_up(_rdp_epsilon(epsilon, k, delta)))
+    eps = min(kov.epsilon, _rdp_epsilon(epsilon, k, delta))
     return Budget._unchecked(eps, delta)
 
 
-def _rdp_epsilon(epsilon: float, k: int, delta: float) -> Decimal:
-    """The Rényi-route bound (1. in :func:`compose_bounded_range`), clamped at 0."""
-    digits = _DIGITS + len(str(k)) + _extra_digits(epsilon)
-    search_digits = 20 + _extra_digits(epsilon)
-    log_c = _best_log_c(epsilon, k, delta, search_digits)
-    return max(Decimal(0), _rdp_total(epsilon, k, delta, log_c, digits))
+def _rdp_epsilon(epsilon: float, k: int, delta: float) -> float:
+    """The Rényi-route bound (1. in :func:`compose_bounded_range`), clamped at 0, rounded up."""
+    # The optimum is near alpha - 1 = sqrt(8 ln(1/delta) / (k eps^2)) (the zCDP optimum):
+    # search ln(alpha - 1) in a wide bracket around it (any alpha gives a valid bound).
+    centre = 0.5 * (math.log(8.0) + math.log(math.log(1.0 / delta) + 1.0) - math.log(k))
+    centre -= math.log(epsilon)
+    lo, hi = min(centre - 12.0, -8.0), max(centre + 6.0, 2.0)
+    e = Decimal(epsilon)
+    return _real_order_to_dp(
+        lambda c: k * _br_renyi(e, c),
+        lambda c: k * _br_renyi_up(epsilon, c),
+        delta,
+        lo,
+        hi,
+        20 + _extra_digits(epsilon),
+    )
 
 
 def max_bounded_range_epsilon(total: Budget, k: int) -> float:

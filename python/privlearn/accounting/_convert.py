@@ -30,31 +30,51 @@ import decimal
 import math
 from decimal import Decimal
 from functools import lru_cache
-from typing import Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from .._validate import check_delta, check_epsilon
 from ..errors import InvalidParameterError
 from ._budget import Budget
 from ._neighbours import _MARGIN, _rcontext, _sum_up
-from ._numerics import _float_up, _log1p, _overflow_guard
+from ._numerics import _context, _float_up, _log1p, _overflow_guard
 from ._rdp import RDP_ORDERS, RdpCurve
 from ._zcdp import ZcdpBudget
 
 
+def _order_logs_at(am1: Decimal) -> Tuple[Decimal, Decimal, Decimal]:
+    """(alpha - 1, ln(1 - 1/alpha), ln(alpha)) for alpha = 1 + am1, in the current context."""
+    a = 1 + am1
+    return am1, _log1p(-1 / a), a.ln()
+
+
 @lru_cache(maxsize=4096)
 def _order_logs(alpha: float) -> Tuple[Decimal, Decimal, Decimal]:
-    """(alpha - 1, ln(1 - 1/alpha), ln(alpha)) at 80 digits; alpha - 1 is exact for alpha < 2**53."""
+    """:func:`_order_logs_at` of a float order at 80 digits (alpha - 1 is exact for alpha < 2**53)."""
     with decimal.localcontext(_rcontext()):
-        a = Decimal(alpha)
-        am1 = a - 1
-        return am1, _log1p(-1 / a), a.ln()
+        return _order_logs_at(Decimal(alpha) - 1)
+
+
+def _eps_terms(
+    tau: Decimal, logs: Tuple[Decimal, Decimal, Decimal], log_inv_delta: Decimal
+) -> List[Decimal]:
+    """The terms of the conversion at one order, in the current context: their sum is
+    tau + ln(1-1/alpha) + (ln(1/delta) - ln(alpha))/(alpha-1), ``logs`` from
+    :func:`_order_logs_at`. The one place of the formula (CKS 2020, Proposition 12)."""
+    am1, log_ratio, log_alpha = logs
+    return [tau, log_ratio, log_inv_delta / am1, -log_alpha / am1]
 
 
 def _eps_at(tau: Decimal, alpha: float, log_inv_delta: Decimal) -> float:
     """Upper bound on tau + ln(1-1/alpha) + (ln(1/delta) - ln(alpha))/(alpha-1)."""
-    am1, log_ratio, log_alpha = _order_logs(alpha)
     with decimal.localcontext(_rcontext()):
-        terms = [tau, log_ratio, log_inv_delta / am1, -log_alpha / am1]
+        terms = _eps_terms(tau, _order_logs(alpha), log_inv_delta)
+    return _sum_up(terms)
+
+
+def _eps_at_real_order(tau: Decimal, am1: Decimal, log_inv_delta: Decimal) -> float:
+    """:func:`_eps_at` at the real order ``alpha = 1 + am1`` (any ``am1 > 0``, exact)."""
+    with decimal.localcontext(_rcontext()):
+        terms = _eps_terms(tau, _order_logs_at(am1), log_inv_delta)
     return _sum_up(terms)
 
 
@@ -204,27 +224,84 @@ def rdp_delta(curve: RdpCurve, epsilon: float) -> Budget:
 
 
 # --------------------------------------------------------------------------------------------
-# zCDP
+# Searching the order
 # --------------------------------------------------------------------------------------------
 
 
-def _golden_min(f: Callable[[float], float], lo: float, hi: float, steps: int = 120) -> float:
-    """A local minimiser of f on [lo, hi] by golden-section search (floats; only tightness
-    depends on it, not validity)."""
+def _golden(
+    f: Callable[[float], Any], a: float, b: float, *, steps: int = -1, width: float = 0.0
+) -> Tuple[float, float, float, Any, float, Any]:
+    """Golden-section search for a minimiser of f on [a, b] (only tightness depends on it).
+
+    Stops after ``steps`` steps (``-1``: no limit) or once ``b - a <= width``; returns
+    ``(a, b, x1, f(x1), x2, f(x2))`` of the final bracket.
+    """
     g = (math.sqrt(5) - 1) / 2
-    a, b = lo, hi
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(steps):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = f(c)
+    x1, x2 = b - g * (b - a), a + g * (b - a)
+    f1, f2 = f(x1), f(x2)
+    while steps != 0 and b - a > width:
+        steps -= 1
+        if f1 <= f2:
+            b, x2, f2 = x2, x1, f1
+            x1 = b - g * (b - a)
+            f1 = f(x1)
         else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = f(d)
+            a, x1, f1 = x1, x2, f2
+            x2 = a + g * (b - a)
+            f2 = f(x2)
+    return a, b, x1, f1, x2, f2
+
+
+def _golden_min(f: Callable[[float], float], lo: float, hi: float, steps: int = 120) -> float:
+    """A local minimiser of f on [lo, hi]: the midpoint after ``steps`` golden-section steps."""
+    a, b, *_ = _golden(f, lo, hi, steps=steps)
     return (a + b) / 2
+
+
+def _real_order_to_dp(
+    tau: Callable[[Decimal], Decimal],
+    tau_up: Callable[[Decimal], Decimal],
+    delta: float,
+    lo: float,
+    hi: float,
+    digits: int,
+) -> float:
+    """The conversion of a curve known at every real order, at a numerically optimised order.
+
+    ``tau(c)`` is the curve at order ``alpha = 1 + c`` evaluated in the current context (for
+    the search only), ``tau_up(c)`` an upper bound on it, called in the 80-digit context with a
+    relative error below 1e-75 (as :func:`_sum_up` requires). The search is on ``ln(alpha -
+    1)`` in ``[lo, hi]``: a grid of 49 points, then golden section around the best one until
+    the bracket is narrower than 1e-9, on ``tau(c)`` plus the conversion terms
+    (:func:`_eps_terms`) at ``digits`` digits; any order gives a valid bound. The formula is
+    then evaluated at the order found with ``tau_up`` (:func:`_eps_at_real_order`): a float
+    never below the exact bound at that order, clamped at 0.
+    """
+    with decimal.localcontext(_context(digits)):
+        log_inv_delta = -Decimal(delta).ln()
+
+    def f(x: float) -> Decimal:
+        with decimal.localcontext(_context(digits)):
+            c = Decimal(math.exp(x))
+            return sum(_eps_terms(tau(c), _order_logs_at(c), log_inv_delta), Decimal(0))
+
+    grid = [lo + (hi - lo) * i / 48 for i in range(49)]
+    values = [f(x) for x in grid]
+    i = min(range(len(grid)), key=values.__getitem__)
+    _, _, x1, f1, x2, f2 = _golden(
+        f, grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)], width=1e-9
+    )
+    best = min((values[i], grid[i]), (f1, x1), (f2, x2))[1]
+    c = Decimal(math.exp(best))
+    with decimal.localcontext(_rcontext()):
+        upper = tau_up(c)
+        log_inv_delta = -Decimal(delta).ln()
+    return max(0.0, _eps_at_real_order(upper, c, log_inv_delta))
+
+
+# --------------------------------------------------------------------------------------------
+# zCDP
+# --------------------------------------------------------------------------------------------
 
 
 def _zcdp_eps_float(rho: float, log_inv_delta: float, t: float) -> float:

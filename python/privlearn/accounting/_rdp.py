@@ -9,7 +9,8 @@ constructors give the curves of the Gaussian, Laplace, randomized-response, pure
 bounded-range (exponential) mechanisms, of any zCDP guarantee, and of the Poisson-subsampled
 Gaussian. Every value is an upper bound rounded *up* to a float: exact rational arithmetic
 where the formula is rational, else 80-digit decimal arithmetic with a proven margin
-(:func:`privlearn.accounting._neighbours._sum_up`). Conversions to
+(:func:`privlearn.accounting._neighbours._sum_up`; the bounded-range curve, whose terms cancel,
+with more digits and its own error bound, :func:`_br_renyi_up`). Conversions to
 :math:`(\varepsilon, \delta)` are in :mod:`privlearn.accounting._convert`.
 """
 
@@ -24,6 +25,7 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 from .._validate import check_epsilon, check_integer, check_positive, check_probability, check_real
 from ..errors import InvalidParameterError
 from ._neighbours import (
+    _RDIGITS,
     ADD_REMOVE_ONE,
     REPLACE_ONE,
     _fsum_up,
@@ -32,7 +34,7 @@ from ._neighbours import (
     _same_neighbours,
     _sum_up,
 )
-from ._numerics import _expm1, _float_up, _log1p, _overflow_guard
+from ._numerics import _context, _expm1, _float_up, _log1p, _overflow_guard
 from ._zcdp import ZcdpBudget
 
 #: The Rényi orders of every :class:`RdpCurve`: 1.1, 1.2, ..., 10.9 (computed as
@@ -396,18 +398,97 @@ def rdp_pure(epsilon: float, *, neighbours: str = REPLACE_ONE) -> RdpCurve:
     return _curve_values(_pair_curve(_dec(e), 2), _neighbours_arg(neighbours))
 
 
+def _extra_digits(epsilon: float) -> int:
+    """Digits lost to cancellation in :func:`_br_renyi`: the divergence is O(eps**2) while its
+    terms are O(ln(1/eps))."""
+    return 2 * max(0, math.ceil(-math.log10(epsilon))) + 10
+
+
+def _br_parts(e: Decimal, c: Decimal) -> Tuple[Decimal, Decimal, Decimal, Decimal, Decimal]:
+    """(c ln u*, ln(A - B u*), ln(e^eps - 1), A + B u*, A - B u*) of :func:`_br_renyi`."""
+    em1 = _expm1(e)  # e^eps - 1
+    b = -_expm1(-c * e)  # 1 - e^{-c eps}
+    a = em1 + b  # e^eps - e^{-c eps}
+    u = c * a / ((c + 1) * b)
+    u = min(max(u, Decimal(1)), em1 + 1)
+    bu = b * u
+    return c * u.ln(), (a - bu).ln(), em1.ln(), a + bu, a - bu
+
+
+def _br_renyi(e: Decimal, c: Decimal) -> Decimal:
+    r"""The largest Rényi divergence of order ``1 + c`` of an ``e``-BR pair (current context).
+
+    For a pair with privacy loss :math:`L \in [t - \varepsilon, t]` and
+    :math:`E_P[e^{-L}] = 1`, write :math:`u = e^{-L}`: the divergence is
+    :math:`\frac1c \ln E_P[u^{-c}]` with :math:`u^{-c}` convex and :math:`E_P[u] = 1` fixed, so it
+    is largest when :math:`L` takes only the two end values: generalised randomized response
+    :math:`RR_{\varepsilon,t}` (loss :math:`t` with probability
+    :math:`q = (e^\varepsilon - e^t)/(e^\varepsilon - 1)`, else :math:`t - \varepsilon`). Then
+    :math:`E_P[e^{cL}] = h(e^t) / (e^\varepsilon - 1)` with :math:`h(u) = u^c (A - B u)`,
+    :math:`A = e^\varepsilon - e^{-c\varepsilon}`, :math:`B = 1 - e^{-c\varepsilon}`;
+    :math:`h` has one critical point on :math:`[1, e^\varepsilon]` (where it equals
+    :math:`e^\varepsilon - 1` at both ends), :math:`u^* = cA / ((c + 1) B)`: the maximum over
+    :math:`t \in [0, \varepsilon]` in closed form.
+    """
+    c_log_u, log_rest, log_em1, _, _ = _br_parts(e, c)
+    return (c_log_u + log_rest - log_em1) / c
+
+
+def _br_renyi_up(epsilon: float, c: Decimal) -> Decimal:
+    r"""An upper bound on :func:`_br_renyi` at ``epsilon`` and order ``1 + c`` (``c > 0``).
+
+    Evaluated with ``80 + _extra_digits(epsilon)`` digits; an explicit first-order bound on the
+    rounding error is added. With :math:`\eta = 10^{1-p}` (``p`` digits; every decimal
+    operation is correctly rounded, relative error :math:`\le \eta/2`): ``e^eps - 1``, ``B`` and
+    ``A`` carry relative errors below :math:`10\eta`, :math:`u^*` below :math:`30\eta`;
+    :math:`c \ln u` is then off by at most :math:`31\eta\, c (1 + |\ln u|)`,
+    :math:`\ln(A - Bu)` by :math:`50\eta (A + Bu)/(A - Bu) + \eta |\ln(A - Bu)|`,
+    :math:`\ln(e^\varepsilon - 1)` by :math:`11\eta (1 + |\ln(e^\varepsilon - 1)|)`, and the
+    sum by :math:`3\eta` times the sum of the absolute values; an error in :math:`u` moves the
+    value off the maximum of the concave :math:`\ln h` by at most
+    :math:`\frac12 c (c + 1)(30\eta)^2 \le c (c + 1) \eta` (the derivative vanishes at
+    :math:`u^*`), or, at a clamped end, by at most the terms above. The margin added is
+    :math:`1000\eta` times the sum of all those scales, divided by ``c``.
+    """
+    digits = _RDIGITS + _extra_digits(epsilon)
+    with decimal.localcontext(_context(digits)):
+        c_log_u, log_rest, log_em1, plus, minus = _br_parts(Decimal(epsilon), c)
+        value = (c_log_u + log_rest - log_em1) / c
+        scale = c * (c + 2) + 1 + 2 * (abs(c_log_u) + abs(log_rest) + abs(log_em1)) + plus / minus
+        return value + scale / c * Decimal(10) ** (4 - digits)
+
+
 @_overflow_guard
 def rdp_bounded_range(epsilon: float, *, neighbours: str = REPLACE_ONE) -> RdpCurve:
     r"""An :math:`\varepsilon`-bounded-range mechanism, such as the exponential mechanism.
 
-    :math:`\tau(\alpha) = \min(\alpha\varepsilon^2/8, \tau_{\mathrm{pure}}(\alpha))`: an
-    :math:`\varepsilon`-BR mechanism is :math:`\varepsilon^2/8`-zCDP (Cesar and Rogers, ALT
-    2021; see :func:`privlearn.accounting._zcdp.zcdp_bounded_range`), and it is also
-    :math:`\varepsilon`-DP (the log-likelihood ratio lies in an interval of length
-    :math:`\varepsilon` that contains 0, since both distributions have total mass 1), so the
-    pure-DP curve :func:`rdp_pure` holds too; the pointwise minimum of two valid bounds is one.
-    The exponential mechanism with weights :math:`\exp(\varepsilon u / (2\Delta u))` is
-    :math:`\varepsilon`-BR (Durfee and Rogers, NeurIPS 2019).
+    A mechanism is :math:`\varepsilon`-bounded-range (:math:`\varepsilon`-BR; Durfee and
+    Rogers, NeurIPS 2019) if for all neighbours its privacy loss lies in an interval
+    :math:`[t - \varepsilon, t]` of width :math:`\varepsilon`; the exponential mechanism with
+    weights :math:`\exp(\varepsilon u / (2\Delta u))` is :math:`\varepsilon`-BR (Durfee and
+    Rogers 2019). Its curve is the exact worst case over BR pairs,
+
+    .. math::
+
+        \tau(\alpha) = \max_{t \in [0, \varepsilon]} D_\alpha(RR_{\varepsilon,t})
+            = \frac{1}{c}\,
+            \ln\frac{u^c\,(e^\varepsilon - e^{-c\varepsilon} - u(1 - e^{-c\varepsilon}))}
+                     {e^\varepsilon - 1},
+        \quad c = \alpha - 1,\ u = \frac{c\,(e^\varepsilon - e^{-c\varepsilon})}
+                                         {\alpha\,(1 - e^{-c\varepsilon})},
+
+    where :math:`RR_{\varepsilon,t}` is the generalised randomized response of Dong, Durfee
+    and Rogers (ICML 2020), whose privacy loss takes the two values :math:`t` and
+    :math:`t - \varepsilon`. Proof sketch: with :math:`L \in [t - \varepsilon, t]` and
+    :math:`E_P[e^{-L}] = 1`, the divergence :math:`\frac{1}{c}\ln E_P[e^{cL}]` is a convex
+    function of :math:`e^{-L}` with a fixed mean, so it is largest when :math:`L` takes only
+    the two end values (that is :math:`RR_{\varepsilon,t}`, itself :math:`\varepsilon`-BR;
+    the loss interval contains 0, so :math:`t \in [0, \varepsilon]`), and the maximum over
+    :math:`t` has the closed form above (see :func:`_br_renyi`). It is at most
+    :math:`\alpha\varepsilon^2/8`, the :math:`\varepsilon^2/8`-zCDP bound of Cesar and Rogers
+    (ALT 2021; see :func:`privlearn.accounting._zcdp.zcdp_bounded_range`), and at most the
+    pure-DP curve :func:`rdp_pure` (an :math:`\varepsilon`-BR mechanism is
+    :math:`\varepsilon`-DP), and slightly below both.
 
     Parameters
     ----------
@@ -418,18 +499,23 @@ def rdp_bounded_range(epsilon: float, *, neighbours: str = REPLACE_ONE) -> RdpCu
     Returns
     -------
     RdpCurve
-        Rounded up.
+        Evaluated in decimal arithmetic with ``80 + 2 * max(0, ceil(-log10(epsilon))) + 10``
+        digits and an explicit error margin (:func:`_br_renyi_up`), rounded up.
 
     Raises
     ------
     InvalidParameterError
         On an epsilon that is not finite and > 0.
+
+    Examples
+    --------
+    >>> rdp_bounded_range(1.0).at(2.0) < 2.0 / 8
+    True
     """
     e = check_epsilon(epsilon)
     nb = _neighbours_arg(neighbours)
-    pure = _pair_curve(_dec(e), 2)
-    quad = [_float_up(Fraction(e) ** 2 / 8 * Fraction(a)) for a in RDP_ORDERS]
-    return _curve_values([min(p, q) for p, q in zip(pure, quad)], nb)
+    values = [_float_up(_br_renyi_up(e, _dec(a) - 1)) for a in RDP_ORDERS]
+    return _curve_values(values, nb)
 
 
 @_overflow_guard
