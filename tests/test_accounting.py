@@ -1199,6 +1199,18 @@ def test_vacuous_arithmetic_errors_quote_the_exact_value():
     assert str(info.value).endswith(f"does not fit in a float (it is about {quoted})")
 
 
+def test_vacuous_sum_names_the_other_operand():
+    # Budget + Budget: a vacuous sum is blamed on the right operand, "other".
+    for left, right, what in (
+        (Budget(0.0, 0.6), Budget(0.0, 0.6), "the delta of the sum of the budgets is 1.2 >= 1"),
+        (Budget(1.5e308), Budget(1e308), "the epsilon of the sum of the budgets does not fit"),
+    ):
+        with pytest.raises(InvalidParameterError) as info:
+            _ = left + right
+        assert info.value.parameter == "other"
+        assert str(info.value).startswith(f"other: {what}")
+
+
 def test_spend_slack_is_exactly_a_relative_two_to_the_minus_40():
     # The Accountant docstring: spends are accepted when they exceed the total by at most a
     # relative 2**-40 (to absorb decimal inputs such as ten spends of 0.1), and no more.
