@@ -869,6 +869,49 @@ def test_bad_theory_parameters():
         Q.theory_parameters(0.5, 1e-6, 0.1, 0.1, 10, d=-1)
 
 
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: Q.theory_parameters(float("nan"), 1e-6, 0.1, 0.1, 10), "epsilon"),
+        (lambda: Q.theory_parameters("1", 1e-6, 0.1, 0.1, 10), "epsilon"),
+        (lambda: Q.agnostic_guarantee(Q.svt_guarantee(2.0, 3, 100, 100.0), 1, 0, 1), "n"),
+        (lambda: Q.universal_m_o(-1, 0.1, 0.1), "d"),
+        (lambda: Q.resampling_multiplicity(0, 0.1), "n_prime"),
+    ],
+)
+def test_accounting_functions_name_the_bad_parameter(call, name):
+    with pytest.raises(InvalidParameterError) as err:
+        call()
+    assert err.value.parameter == name
+    assert str(err.value).startswith(f"{name}:")
+
+
+def test_accounting_edge_values():
+    # n' = 1: Bin(1, 1) is always 1, so P(> 0) = 1 and P(> 1) = 0: r0 = 1.
+    assert Q.resampling_tail(1, 0) == 1.0 and Q.resampling_tail(1, 1) == 0.0
+    assert Q.resampling_multiplicity(1, 0.5) == 1
+    # d = 0 is a valid VC dimension: m_o = ceil(32 ln(1/beta) / alpha).
+    assert Q.universal_m_o(0, 0.1, 0.1) == math.ceil(32 * math.log(10) / 0.1) == 737
+
+
+@pytest.mark.parametrize("args", [(1.0, 1e-6, 0.1, 0.1, 1000, 1), (0.5, 1e-5, 0.2, 0.3, 50, 4)])
+def test_required_sample_size_follows_lemma_3_5(args):
+    # TheoryParameters' docstring: n' = 8000 (d ln(1/a) + ln(m/b)) ln^{3/2}(2/delta)
+    # ln(m a / min(delta, b/2)) max(1, sqrt(m) a^{3/2}) / a^2 and n = 56 n' / epsilon.
+    eps, delta, a, b, m, d = args
+    p = Q.theory_parameters(eps, delta, a, b, m, d=d)
+    want = (
+        8000
+        * (d * math.log(1 / a) + math.log(m / b))
+        * math.log(2 / delta) ** 1.5
+        * math.log(m * a / min(delta, b / 2))
+        * max(1.0, math.sqrt(m) * a**1.5)
+        / a**2
+    )
+    assert p.n_prime_required == pytest.approx(want, rel=1e-12)
+    assert p.n_required == pytest.approx(56 * want / eps, rel=1e-12)
+
+
 def test_bad_training_data():
     algo = Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=1e-6, m=10, k=1000, cutoff=2)
     g = np.random.default_rng(14)
