@@ -62,3 +62,39 @@ fn locate(slice: &[f64], max: f64, a: f64, target: f64) -> usize {
     }
     last
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::assert_law_with_power;
+
+    #[test]
+    fn candidates_beyond_the_first_chunk_are_located_in_their_own_chunk() {
+        // Mass only past the first chunk: the index is found inside the right chunk's slice.
+        let n = 3 * CHUNK + 5;
+        let mut rng = Rng::from_seed(11);
+        let mut scores = vec![f64::NEG_INFINITY; n];
+        let far = 2 * CHUNK + 7;
+        scores[far] = 0.0;
+        assert!(
+            sample(&scores, 1.0, 50, &mut rng)
+                .unwrap()
+                .iter()
+                .all(|&i| i == far)
+        );
+        // Two candidates in different chunks, weights 1 : 3 (exp(a s) with a = 1).
+        let (near, mid) = (5, CHUNK + 10);
+        scores[far] = f64::NEG_INFINITY;
+        scores[near] = 0.0;
+        scores[mid] = 3f64.ln();
+        let draws = sample(&scores, 1.0, 20_000, &mut rng).unwrap();
+        assert!(draws.iter().all(|&i| i == near || i == mid));
+        let hits = draws.iter().filter(|&&i| i == mid).count() as u64;
+        assert_law_with_power(
+            &[20_000 - hits, hits],
+            &[0.25, 0.75],
+            &[&[0.5, 0.5], &[0.1, 0.9]],
+            "fast exponential mechanism across chunks",
+        );
+    }
+}
