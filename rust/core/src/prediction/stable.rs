@@ -174,6 +174,28 @@ mod tests {
     }
 
     #[test]
+    fn finite_consistent_learner_is_the_exact_erm() {
+        // Thresholds 1[x >= t] on {0..5}; the points 1, 2, 3, 3, 4, 4 labelled by t = 3
+        // (realizable) and with the last label flipped (t = 3 is still the unique least-error
+        // labeling: one mistake; t = 2 makes two, t >= 4 three).
+        let cols = 6;
+        let matrix: Vec<bool> = (0..=cols)
+            .flat_map(|t| (0..cols).map(move |j| j >= t))
+            .collect();
+        let x = [1.0, 2.0, 3.0, 3.0, 4.0, 4.0];
+        let y = [false, false, true, true, true, true];
+        let fin = FiniteCover::new(&matrix, cols + 1, cols, &x, &y).unwrap();
+        let flipped = [false, false, true, true, true, false];
+        for labels in [y, flipped] {
+            let rep = fin.consistent(&[0, 1, 2, 3, 4, 5], &labels).unwrap();
+            assert!(
+                (0..cols).all(|j| fin.label(&rep, &[j as f64]) == (j >= 3)),
+                "{rep:?} for {labels:?}"
+            );
+        }
+    }
+
+    #[test]
     fn finite_class_frequencies_match() {
         // Thresholds 1[x >= t] on the domain {0..5} as a matrix: row t is 1 from t on.
         let cols = 6;
