@@ -866,6 +866,164 @@ mod tests {
         assert_eq!(zero_one_mistakes(&w, &b, &data).unwrap(), want);
     }
 
+    /// A uniform integer of magnitude in `[lo, hi]` with a random sign.
+    fn signed(rng: &mut Rng, lo: u64, hi: u64) -> i64 {
+        let v = (lo + rng.below(hi - lo + 1)) as i64;
+        if rng.bit() { -v } else { v }
+    }
+
+    /// The inverse of `a` modulo `m` (`gcd(a, m) = 1`, `m > 1`), by the extended Euclid algorithm.
+    fn inverse_mod(a: i128, m: i128) -> Option<i128> {
+        let (mut r0, mut r1, mut s0, mut s1) = (a.rem_euclid(m), m, 1i128, 0i128);
+        while r1 != 0 {
+            let q = r0 / r1;
+            (r0, r1) = (r1, r0 - q * r1);
+            (s0, s1) = (s1, s0 - q * s1);
+        }
+        (r0 == 1).then(|| s0.rem_euclid(m))
+    }
+
+    #[test]
+    fn zero_one_is_exact_when_large_products_cancel() {
+        // Issue 16 (mutant `acc + wk.abs() + xk` in the magnitude sum of `zero_one_fixed` and
+        // `zero_one_fixed32`). Integer weights near 2^30 and coordinates up to about 2^32 whose
+        // products (up to 2^62) cancel down to an exact score `w . x + b` in -3..=3 (Cassini's
+        // identity, generalised by the extended Euclid algorithm). The rounded products are off
+        // by up to 2^9, so the rounded sums are small integers, many of them nonzero with the
+        // wrong sign: only the filter's bound, scaled by `|b| + sum_k |w_k| max_i |x_ik|` (about
+        // 2^62), sends them to the exact recount. In dimension 3 and 4 the last feature is small
+        // and odd, every other product is even after rounding, so without fused multiply-adds
+        // no rounded sum is zero (in dimension 2, without them, a sum of two rounded products
+        // cannot have the wrong sign, only be zero: rounding is monotone and odd). The records
+        // of each base candidate are labelled with its exact predictions; the other half of the
+        // candidates are their negations. Every kernel's counts must equal the exact ones,
+        // computed here in i128.
+        let mut rng = Rng::from_seed(18);
+        let per = 30;
+        let bases = 6;
+        for d in 2..=4usize {
+            let big = if d == 2 { 2 } else { d - 1 };
+            let mut coef: Vec<i64> = Vec::new();
+            let mut b: Vec<i64> = Vec::new();
+            let mut x: Vec<i64> = Vec::new();
+            let mut y: Vec<f64> = Vec::new();
+            for _ in 0..bases {
+                let w: Vec<i64> = loop {
+                    let w: Vec<i64> = (0..d)
+                        .map(|k| {
+                            if k < big {
+                                signed(&mut rng, 1 << 29, 1 << 30)
+                            } else {
+                                2 * signed(&mut rng, 0, 3) + 1
+                            }
+                        })
+                        .collect();
+                    if inverse_mod(w[0].into(), i128::from(w[1]).abs()).is_some() {
+                        break w;
+                    }
+                };
+                let bj = signed(&mut rng, 0, 2);
+                let m1 = i128::from(w[1]).abs();
+                let inv = inverse_mod(w[0].into(), m1).unwrap();
+                for _ in 0..per {
+                    let score = signed(&mut rng, 0, 3);
+                    let mut row = vec![0i64; d];
+                    let mut rest = i128::from(bj);
+                    for k in 2..d {
+                        row[k] = if k < big {
+                            signed(&mut rng, 1 << 29, 1 << 30)
+                        } else {
+                            2 * signed(&mut rng, 0, 7) + 1
+                        };
+                        rest += i128::from(w[k]) * i128::from(row[k]);
+                    }
+                    // w0 x0 + w1 x1 = score - rest, with |w1| <= |x0| < 3 |w1| (no product is
+                    // small, so the filter never sees an exactly computed small sum).
+                    let t = i128::from(score) - rest;
+                    let x0 = (t * inv).rem_euclid(m1) + m1 * i128::from(signed(&mut rng, 1, 2));
+                    let p1 = t - i128::from(w[0]) * x0;
+                    assert_eq!(p1 % i128::from(w[1]), 0);
+                    row[0] = x0 as i64;
+                    row[1] = (p1 / i128::from(w[1])) as i64;
+                    x.extend_from_slice(&row);
+                    y.push(f64::from(u8::from(score >= 0)));
+                }
+                coef.extend_from_slice(&w);
+                b.push(bj);
+            }
+            let negated: Vec<i64> = coef.iter().map(|v| -v).collect();
+            coef.extend(negated);
+            let negated: Vec<i64> = b.iter().map(|v| -v).collect();
+            b.extend(negated);
+            let n = y.len();
+            let exact: Vec<Vec<i128>> = (0..b.len())
+                .map(|j| {
+                    (0..n)
+                        .map(|i| {
+                            (0..d).fold(i128::from(b[j]), |acc, k| {
+                                acc + i128::from(coef[j * d + k]) * i128::from(x[i * d + k])
+                            })
+                        })
+                        .collect()
+                })
+                .collect();
+            let want: Vec<u64> = exact
+                .iter()
+                .map(|s| {
+                    s.iter()
+                        .zip(&y)
+                        .filter(|&(&s, &yi)| (s >= 0) != (yi > 0.5))
+                        .count() as u64
+                })
+                .collect();
+            let coef: Vec<f64> = coef.iter().map(|&v| v as f64).collect();
+            let b: Vec<f64> = b.iter().map(|&v| v as f64).collect();
+            let x: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            assert!(x.iter().all(|v| v.abs() < 2f64.powi(53)));
+            let data = LinearData::new(&x, &y, d).unwrap();
+            for fma in [false, has_fma()] {
+                // The inputs are hard: some candidate has no zero rounded sum (so nothing but
+                // the error bound triggers its recount) and a wrong sign among them.
+                let hard = (0..b.len()).any(|j| {
+                    let w = &coef[j * d..(j + 1) * d];
+                    let sums: Vec<f64> = (0..n)
+                        .map(|i| {
+                            let row = x[i * d..(i + 1) * d].iter().copied();
+                            if fma {
+                                rounded_sum::<true>(w, row, b[j])
+                            } else {
+                                rounded_sum::<false>(w, row, b[j])
+                            }
+                        })
+                        .collect();
+                    sums.iter().all(|&s| s != 0.0)
+                        && sums
+                            .iter()
+                            .zip(&exact[j])
+                            .any(|(&s, &e)| (s > 0.0) != (e >= 0))
+                });
+                assert!(hard || (d == 2 && !fma), "d = {d}, fma = {fma}");
+                let got: Vec<u64> = (0..b.len())
+                    .step_by(GROUP)
+                    .flat_map(|j| {
+                        let (w, bg) = (&coef[j * d..(j + GROUP) * d], &b[j..j + GROUP]);
+                        match d {
+                            2 => zero_one_fixed::<2>(w, bg, &data, fma),
+                            3 => zero_one_fixed::<3>(w, bg, &data, fma),
+                            _ => zero_one_fixed::<4>(w, bg, &data, fma),
+                        }
+                    })
+                    .collect();
+                assert_eq!(got, want, "d = {d}, fma = {fma}");
+            }
+            assert_eq!(
+                zero_one_mistakes(&coef, &b, &data).unwrap(),
+                want,
+                "d = {d}"
+            );
+        }
+    }
+
     #[test]
     fn bad_inputs_are_errors() {
         assert!(LinearData::new(&[1.0, 2.0], &[1.0], 0).is_err());
