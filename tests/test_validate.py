@@ -121,6 +121,10 @@ def test_check_epsilon():
     for bad in (0, 0.0, -0.0, -1e-300, -1):
         assert "> 0" in refused(check_epsilon, bad, "epsilon")
     assert ">= 0" in refused(check_epsilon, -1e-300, "epsilon", zero_ok=True)
+    # A non-number is refused with the allowed range spelled out (the message a budget gives).
+    assert "must be a finite number >= 0; got 'x'" in refused(
+        check_epsilon, "x", "epsilon", zero_ok=True
+    )
     # the default name, and None's own message
     with pytest.raises(
         InvalidParameterError, match=r"^epsilon: the privacy parameter must be given"
