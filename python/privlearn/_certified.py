@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+
 from ._validate import check_integer
 from .accounting import Budget
 from .accounting._composition import compose_parallel
@@ -150,6 +152,8 @@ def public_n_samples(X: Any, name: str = "X", minimum: int = 1) -> int:
         ``minimum`` records.
     """
     shape = getattr(X, "shape", None)
+    if shape is None and not hasattr(X, "__len__") and hasattr(X, "__array__"):
+        shape = np.asarray(X).shape  # an array-like known only through __array__
     n: Any
     if shape is not None:
         n = shape[0] if len(shape) >= 1 else None
