@@ -223,8 +223,11 @@ def test_svt_guarantee_rounds_and_composition():
         Q.svt_guarantee(10.0, 4.7, 3, 200.0).rounds == 3
     )  # never more unstable answers than queries
     many = Q.svt_guarantee(1000.0, 5000, 10**6, 5e4, delta_slack=1e-6)
-    assert many.composition == "advanced" and many.budget.epsilon < many.rounds * many.round_epsilon
+    assert many.composition == "optimal" and many.budget.epsilon < many.rounds * many.round_epsilon
     assert many.budget.delta == pytest.approx(1e-6 + many.stable_release_delta)
+    old = Q.svt_guarantee(1000.0, 5000, 10**6, 5e4, delta_slack=1e-6, composition="advanced")
+    assert old.composition == "advanced" and many.budget.epsilon < old.budget.epsilon
+    assert old.budget.epsilon < old.rounds * old.round_epsilon
 
 
 def test_practical_calibration_is_tight():

@@ -30,7 +30,9 @@ at ``start``, before anything is drawn; answering charges nothing.
 
 **Privacy accounting** follows the project's errata (``spec/ERRATA.md`` C1–C7) exactly: the
 distance to instability has sensitivity 1 (C1); the sparse vector composes ``floor(T) + 1``
-rounds and adds the stable-release delta (C2); the resampling multiplicity comes from the exact
+rounds (by the tightest of basic, advanced and Kairouz-Oh-Viswanath optimal composition;
+``composition="advanced"`` keeps the older accounting) and adds the stable-release delta (C2);
+the resampling multiplicity comes from the exact
 binomial tail (C3); the theory mode refuses ``ε > 1`` (C4); the chain of ``A_AgPrivCl`` is
 computed step by step and parameter sets outside its lemmas are refused (C5); the relabelling
 candidates are deduplicated exactly (C6); ``A_UnvPrivCl`` runs its second stage only when

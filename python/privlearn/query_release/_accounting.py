@@ -21,6 +21,7 @@ from typing import Optional
 
 from .. import _core
 from .._validate import (
+    check_choice,
     check_delta,
     check_epsilon,
     check_integer,
@@ -29,7 +30,9 @@ from .._validate import (
     check_real,
 )
 from ..accounting import Budget, amplify_by_subsampling, compose_advanced, group_privacy
+from ..accounting._bounded_range import _bracket
 from ..accounting._budget import _budget_up
+from ..accounting._composition import compose_optimal
 from ..accounting._numerics import _context, _float_up, _ln_binomial, _up
 from ..errors import InvalidParameterError
 
@@ -49,6 +52,20 @@ __all__ = [
 ]
 
 _DIGITS = 50
+
+#: How the sparse vector's AboveThreshold rounds are composed (``composition`` of
+#: :func:`svt_guarantee` and of the release algorithms): ``"optimal"`` (the default) takes the
+#: smallest of basic, advanced and Kairouz-Oh-Viswanath's optimal composition; ``"advanced"``
+#: is the accounting before issue 18 (the smaller of basic and advanced composition), kept to
+#: reproduce earlier results and to measure the gain.
+SVT_COMPOSITIONS = ("optimal", "advanced")
+
+# Relative width at which the bisection of the round epsilon stops.
+_BISECT_RTOL = 1e-12
+
+
+def _check_composition(value: object) -> str:
+    return check_choice(value, "composition", SVT_COMPOSITIONS)
 
 
 def _sampler_epsilon(lam: float, rounds: int) -> float:
@@ -206,10 +223,11 @@ class SVTGuarantee:
         The ``epsilon`` handed to :class:`privlearn.mechanisms.SparseVector`
         (``rounds * ε₀``: its noise scales are ``λ`` and ``2λ``).
     composition : str
-        ``"basic"`` (``rounds * ε₀``) or ``"advanced"`` (Dwork–Rothblum–Vadhan), whichever is
-        smaller.
+        The bound that gave the smallest epsilon: ``"basic"`` (``rounds * ε₀``), ``"advanced"``
+        (Dwork–Rothblum–Vadhan) or ``"optimal"`` (Kairouz–Oh–Viswanath); basic wins ties (it
+        needs no delta).
     composition_delta : float
-        The advanced-composition slack (0 for basic).
+        The composition's slack (0 for basic).
     stable_release_delta : float
         ``m`` times an upper bound on the probability of releasing a query of distance 0 (the
         stable-release argument; ERRATA C2), including the exact sampler's discretisation.
@@ -229,9 +247,20 @@ def _svt_rounds(cutoff: float, m: int) -> int:
 
 
 def _svt_epsilon(
-    lam: float, cutoff: float, m: int, slack: Optional[float]
+    lam: float, cutoff: float, m: int, slack: Optional[float], composition: str = "optimal"
 ) -> "tuple[int, float, float, str, float, float]":
-    """Rounds, sampler epsilon, round epsilon, composition, its delta and the epsilon."""
+    """Rounds, sampler epsilon, round epsilon, composition, its delta and the epsilon.
+
+    The rounds are ``R`` adaptively chosen ``ε₀``-DP mechanisms (each AboveThreshold run starts
+    from the earlier answers); the epsilon is the smallest of the valid bounds for that: basic
+    ``R ε₀`` (exact sum, rounded up), advanced composition (Dwork, Rothblum and Vadhan 2010;
+    Dwork and Roth, Theorem 3.20) and, with ``composition="optimal"``, Kairouz, Oh and
+    Viswanath's optimal composition (ICML 2015, Theorem 3.3: exact for the ``R``-fold adaptive
+    composition of ``ε₀``-DP mechanisms, hence never above the other two), each at slack
+    ``slack`` and rounded up. AboveThreshold is not known to be bounded-range, so the
+    bounded-range composition of the exponential mechanism is not used; and no Rényi route
+    can beat KOV for generic ``ε₀``-DP rounds (it bounds the same worst case, randomized
+    response)."""
     rounds = _svt_rounds(cutoff, m)
     sampler_eps = _sampler_epsilon(lam, rounds)
     if not (math.isfinite(sampler_eps) and sampler_eps > 0.0):
@@ -241,11 +270,15 @@ def _svt_epsilon(
         )
     round_eps = _float_up(Fraction(sampler_eps) / rounds)
     basic = (rounds * Budget(round_eps)).epsilon  # basic composition, exact, rounded up
+    best = (rounds, sampler_eps, round_eps, "basic", 0.0, basic)
     if slack is not None:
-        adv = compose_advanced(Budget(round_eps), rounds, slack)
-        if adv.epsilon < basic:
-            return rounds, sampler_eps, round_eps, "advanced", slack, adv.epsilon
-    return rounds, sampler_eps, round_eps, "basic", 0.0, basic
+        bounds = [("advanced", compose_advanced(Budget(round_eps), rounds, slack).epsilon)]
+        if composition == "optimal":
+            bounds.append(("optimal", compose_optimal(Budget(round_eps), rounds, slack).epsilon))
+        for name, eps in bounds:
+            if eps < best[5]:
+                best = (rounds, sampler_eps, round_eps, name, slack, eps)
+    return best
 
 
 def _stab_delta(threshold: float, noise_scale: float, rounds: int, m: int) -> Fraction:
@@ -264,6 +297,7 @@ def svt_guarantee(
     threshold: float,
     *,
     delta_slack: Optional[float] = None,
+    composition: str = "optimal",
 ) -> SVTGuarantee:
     r"""The exact ``(ε, δ)`` of the sparse-vector stage of ``A_SubSamp``.
 
@@ -272,7 +306,13 @@ def svt_guarantee(
     replace-one: one sub-sample, hence one vote, changes; ERRATA C1), with threshold noise
     ``Lap(λ)``, query noise ``Lap(2λ)`` and at most ``R = min(floor(T) + 1, m)`` unstable
     answers. Each AboveThreshold round is ``ε₀ = 2/λ``-DP (Dwork and Roth, Theorem 3.23); the
-    rounds compose to ``min(R ε₀, advanced(ε₀, R, δ'))`` (Theorem 3.20; ERRATA C2). A stable
+    ``R`` rounds are chosen adaptively (each starts from the earlier answers) and compose to
+    ``min(R ε₀, advanced(ε₀, R, δ'), KOV(ε₀, R, δ'))``: Dwork and Roth, Theorem 3.20 (ERRATA
+    C2), and Kairouz, Oh and Viswanath, "The composition theorem for differential privacy"
+    (ICML 2015), Theorem 3.3, the optimal bound for ``R`` adaptively composed ``ε₀``-DP
+    mechanisms (:func:`privlearn.accounting.compose_optimal`, evaluated in high precision and
+    rounded up). AboveThreshold is not known to be bounded-range, so no bounded-range bound is
+    claimed. A stable
     answer releases the vote's majority, which is the same on every neighbour once
     ``dist >= 1``; a query with ``dist = 0`` is released with probability at most
     ``p(w) = (4e^{−w/(2λ)} − e^{−w/λ})/6`` (:func:`stable_release_probability`), so the
@@ -295,7 +335,10 @@ def svt_guarantee(
     threshold : float
         ``w`` >= 0, in vote-distance units.
     delta_slack : float, optional
-        ``δ'`` in (0, 1) for advanced composition; ``None`` uses basic composition only.
+        ``δ'`` in (0, 1) for advanced or optimal composition; ``None`` uses basic composition
+        only.
+    composition : {"optimal", "advanced"}, default "optimal"
+        ``"advanced"`` leaves out KOV (the accounting before issue 18).
 
     Returns
     -------
@@ -306,7 +349,8 @@ def svt_guarantee(
     m = check_integer(m, "m", 1)
     w = check_real(threshold, "threshold", 0.0)
     slack = None if delta_slack is None else check_delta(delta_slack, "delta_slack", zero_ok=False)
-    rounds, sampler_eps, round_eps, composition, comp_delta, eps = _svt_epsilon(lam, t, m, slack)
+    how = _check_composition(composition)
+    rounds, sampler_eps, round_eps, used, comp_delta, eps = _svt_epsilon(lam, t, m, slack, how)
     stab = _stab_delta(w, lam, rounds, m)
     budget = _budget_up(
         Fraction(eps), Fraction(comp_delta) + stab, "threshold", "sparse-vector stage"
@@ -316,7 +360,7 @@ def svt_guarantee(
         rounds=rounds,
         round_epsilon=round_eps,
         sampler_epsilon=sampler_eps,
-        composition=composition,
+        composition=used,
         composition_delta=comp_delta,
         stable_release_delta=_float_up(stab),
     )
@@ -335,14 +379,86 @@ def _advanced_round_epsilon(target: float, rounds: int, slack: float) -> float:
     return lo
 
 
-def calibrate_noise_scale(epsilon: float, cutoff: float, m: int, delta_slack: float) -> float:
+def _optimal_round_epsilon(target: float, rounds: int, slack: float) -> float:
+    """The largest ε₀ found (bisection to a relative ``1e-12``) with
+    ``KOV(ε₀, rounds, slack) <= target`` (:func:`privlearn.accounting.compose_optimal`, rounded
+    up): always feasible, below the exact inverse by at most that relative width. Starts from
+    the basic split ``target / rounds`` (feasible: KOV is never above basic composition) and
+    brackets by doubling (``_bounded_range._bracket``)."""
+    split = _float_down_ratio(target, rounds)
+
+    def fits(eps0: float) -> bool:
+        try:
+            return compose_optimal(Budget(eps0), rounds, slack).epsilon <= target
+        except InvalidParameterError:  # too large for the arithmetic
+            return False
+
+    if not fits(split):  # pragma: no cover - KOV <= basic, and split is rounded down
+        return split
+    lo, hi = _bracket(split, fits)
+    while hi - lo > _BISECT_RTOL * lo:
+        mid = lo + (hi - lo) / 2
+        if mid <= lo or mid >= hi:
+            break
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _float_down_ratio(x: float, k: int) -> float:
+    """``x / k`` rounded down."""
+    q = x / k
+    return q if Fraction(q) * k <= Fraction(x) else math.nextafter(q, 0.0)
+
+
+def round_epsilon(
+    epsilon: float, rounds: int, delta_slack: float, composition: str = "optimal"
+) -> float:
+    r"""The largest AboveThreshold round epsilon ``ε₀`` that ``rounds`` adaptively composed
+    rounds may each have within ``epsilon`` (slack ``delta_slack``): the larger of the basic
+    split ``epsilon / rounds``, the inverse of advanced composition and, with
+    ``composition="optimal"``, the inverse of Kairouz-Oh-Viswanath's optimal composition
+    (ICML 2015, Theorem 3.3), found by bisection. An inverse to within a relative ``1e-12``
+    below; :func:`calibrate_noise_scale` then checks the rounded guarantee itself.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    rounds : int
+        >= 1.
+    delta_slack : float
+        In (0, 1).
+    composition : {"optimal", "advanced"}, default "optimal"
+
+    Returns
+    -------
+    float
+    """
+    eps = check_epsilon(epsilon)
+    rounds = check_integer(rounds, "rounds", 1)
+    slack = check_delta(delta_slack, "delta_slack", zero_ok=False)
+    how = _check_composition(composition)
+    best = max(_float_down_ratio(eps, rounds), _advanced_round_epsilon(eps, rounds, slack))
+    if how == "optimal":
+        best = max(best, _optimal_round_epsilon(eps, rounds, slack))
+    return best
+
+
+def calibrate_noise_scale(
+    epsilon: float, cutoff: float, m: int, delta_slack: float, composition: str = "optimal"
+) -> float:
     """The smallest ``λ`` (found to a relative ``1e-12``) whose sparse-vector epsilon is at most
-    ``epsilon`` (basic or advanced composition with slack ``delta_slack``)."""
+    ``epsilon`` (basic, advanced or optimal composition with slack ``delta_slack``, see
+    :func:`round_epsilon`): ``λ = 2/ε₀``, then raised by relative ``1e-12`` steps until the
+    rounded guarantee of :func:`svt_guarantee` fits."""
+    how = _check_composition(composition)
     rounds = _svt_rounds(cutoff, m)
-    eps0 = max(epsilon / rounds, _advanced_round_epsilon(epsilon, rounds, delta_slack))
-    lam = 2.0 / eps0
+    lam = 2.0 / round_epsilon(epsilon, rounds, delta_slack, how)
     for _ in range(200):
-        if _svt_epsilon(lam, cutoff, m, delta_slack)[5] <= epsilon:
+        if _svt_epsilon(lam, cutoff, m, delta_slack, how)[5] <= epsilon:
             return lam
         lam *= 1.0 + 1e-12
     raise AssertionError("calibration did not converge")  # pragma: no cover

@@ -95,7 +95,8 @@ class AgnosticQueryRelease:
     ``(ε, δ)``-DP for any sequence of up to ``m`` queries, with ``(ε, δ)`` =
     ``plan(n).privacy`` <= the budget given, computed by the exact chain of ERRATA C5
     (:func:`privlearn.query_release.agnostic_guarantee`): the sparse-vector stage's
-    :func:`svt_guarantee`; group privacy over the exact resampling multiplicity ``r₀`` plus
+    :func:`svt_guarantee` (its rounds composed by the smallest of basic, advanced and
+    Kairouz-Oh-Viswanath optimal composition, ``composition``); group privacy over the exact resampling multiplicity ``r₀`` plus
     ``P(Bin(n', 1/n') > r₀)`` (ERRATA C3); Lemma 3.1 (BNS15 Lemma 4.1), which needs that stage to
     be ``(1, δ)``-DP and gives ``(4, 4eδ)``; amplification by subsampling ``n'/n`` without
     replacement (Balle, Barthe and Gaboardi 2018, Theorem 9). Parameter sets outside the lemmas'
@@ -134,6 +135,9 @@ class AgnosticQueryRelease:
     noise_scale, threshold : float, optional
         ``λ`` and ``w`` of the sparse vector.
     on_unstable : {"bottom", "random"}, default "bottom"
+    composition : {"optimal", "advanced"}, default "optimal"
+        How the sparse vector's rounds are composed (as for :class:`SubsampleSVT`;
+        ``"advanced"`` is the accounting before issue 18).
     """
 
     def __init__(
@@ -150,6 +154,7 @@ class AgnosticQueryRelease:
         noise_scale: Optional[float] = None,
         threshold: Optional[float] = None,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> None:
         self.hypothesis_class = _class_arg(hypothesis_class)
         self.learner = hypothesis_class if learner is None else learner
@@ -166,6 +171,7 @@ class AgnosticQueryRelease:
         )
         self.threshold = None if threshold is None else check_real(threshold, "threshold", 0.0)
         self.on_unstable = check_on_unstable(on_unstable)
+        self.composition = acc._check_composition(composition)
         self._theory: Optional[Tuple[float, float]] = None
 
     @classmethod
@@ -180,6 +186,7 @@ class AgnosticQueryRelease:
         m: int,
         learner: Any = None,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> "AgnosticQueryRelease":
         """The paper's settings (:func:`theory_parameters`); ``epsilon`` in (0, 1]."""
         p = acc.theory_parameters(epsilon, delta, alpha, beta, m)
@@ -192,6 +199,7 @@ class AgnosticQueryRelease:
             cutoff=p.cutoff,
             learner=learner,
             on_unstable=on_unstable,
+            composition=composition,
         )
         out._theory = (p.alpha, p.beta)
         return out
@@ -246,6 +254,7 @@ class AgnosticQueryRelease:
             self.noise_scale,
             self.threshold,
             f"after group privacy over r0 = {r0} resampled copies",
+            self.composition,
         )
         chain = acc.agnostic_guarantee(svt, n_prime, n, r0)
         return self._checked(n, n_prime, lam, w, chain, self.k)
@@ -268,7 +277,12 @@ class AgnosticQueryRelease:
                 "X",
             )
         svt = acc.svt_guarantee(
-            p.noise_scale, p.cutoff, p.m, p.threshold, delta_slack=p.delta_hat / 2
+            p.noise_scale,
+            p.cutoff,
+            p.m,
+            p.threshold,
+            delta_slack=p.delta_hat / 2,
+            composition=self.composition,
         )
         chain = acc.agnostic_guarantee(svt, p.n_prime, n, p.resampling_multiplicity)
         return self._checked(n, p.n_prime, p.noise_scale, p.threshold, chain, p.k)

@@ -41,28 +41,29 @@ def _plan_svt(
     noise_scale: Optional[float],
     threshold: Optional[float],
     what: str,
+    composition: str = "optimal",
 ) -> Tuple[float, float, acc.SVTGuarantee]:
     """The sparse-vector stage within ``(epsilon, delta)``: the given ``λ`` and ``w``, or the
-    smallest ones that fit (advanced-composition slack ``delta/2``; the rest of delta for the
-    stable releases)."""
+    smallest ones that fit (composition slack ``delta/2``, used only when it beats basic
+    composition; the rest of delta for the stable releases)."""
     slack = delta / 2
     if noise_scale is None:
-        lam = acc.calibrate_noise_scale(epsilon, cutoff, m, slack)
+        lam = acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition)
     else:
         lam = check_positive(noise_scale, "noise_scale")
-    rounds, _, _, _, comp_delta, eps = acc._svt_epsilon(lam, cutoff, m, slack)
+    rounds, _, _, _, comp_delta, eps = acc._svt_epsilon(lam, cutoff, m, slack, composition)
     if eps > epsilon:
         raise InvalidParameterError(
             f"noise_scale: lambda = {lam:.6g} makes the sparse-vector stage {eps:.6g}-DP over "
             f"{rounds} rounds, above the {epsilon:.6g} available for it ({what}); use at least "
-            f"{acc.calibrate_noise_scale(epsilon, cutoff, m, slack):.6g}",
+            f"{acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition):.6g}",
             "noise_scale",
         )
     if threshold is None:
         w = acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds)
     else:
         w = check_real(threshold, "threshold", 0.0)
-    svt = acc.svt_guarantee(lam, cutoff, m, w, delta_slack=slack)
+    svt = acc.svt_guarantee(lam, cutoff, m, w, delta_slack=slack, composition=composition)
     if svt.budget.delta > delta:
         raise InvalidParameterError(
             f"threshold: w = {w:.6g} leaves stable releases of probability "
@@ -166,7 +167,9 @@ class SubsampleSVT:
     ``(ε, δ)``-DP for any sequence of up to ``m`` queries (chosen in advance or adaptively),
     with ``(ε, δ)`` = :attr:`privacy` <= the budget given, computed exactly by
     :func:`privlearn.query_release.svt_guarantee`: ``min(floor(T) + 1, m)`` AboveThreshold
-    rounds of ``2/λ`` each (basic or advanced composition), plus ``m`` times the probability of
+    rounds of ``2/λ`` each, adaptively composed by the smallest of basic, advanced and
+    Kairouz-Oh-Viswanath optimal composition (ICML 2015, Theorem 3.3; ``composition``), plus
+    ``m`` times the probability of
     releasing a query of distance 0. The paper's gap ``largest − second largest`` has
     sensitivity 2, not 1; this implementation uses the sensitivity-1 distance above
     (ERRATA C1), keeping the paper's ``λ`` and ``w``.
@@ -174,7 +177,7 @@ class SubsampleSVT:
     **Modes.** The constructor is the practical mode: the budget ``(epsilon, delta)`` and the
     accuracy knobs ``k`` and ``cutoff`` are free; ``noise_scale`` (``λ``) and ``threshold``
     (``w``) default to the smallest values that fit the budget (``λ``: the sparse vector's
-    epsilon with advanced-composition slack ``δ/2``; ``w``: the rest of ``δ`` for stable
+    epsilon with composition slack ``δ/2``; ``w``: the rest of ``δ`` for stable
     releases), or are taken as given and refused if they do not fit. :meth:`from_theory` uses
     the paper's settings (:func:`subsample_svt_parameters`).
 
@@ -203,6 +206,11 @@ class SubsampleSVT:
         ``λ`` > 0 and ``w`` >= 0 (in units of the distance to instability).
     on_unstable : {"bottom", "random"}, default "bottom"
         An unstable answer is ``None`` (the paper's ⊥) or a fair coin (post-processing).
+    composition : {"optimal", "advanced"}, default "optimal"
+        How the sparse vector's rounds are composed (:func:`svt_guarantee`): ``"optimal"``
+        includes Kairouz-Oh-Viswanath's optimal composition, which at the same budget allows a
+        larger round epsilon (a smaller ``λ``) once there are more than a few rounds;
+        ``"advanced"`` is the accounting before issue 18 (basic or advanced composition).
 
     Attributes
     ----------
@@ -226,6 +234,7 @@ class SubsampleSVT:
         noise_scale: Optional[float] = None,
         threshold: Optional[float] = None,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> None:
         as_learner(learner)
         self.learner = learner
@@ -234,8 +243,16 @@ class SubsampleSVT:
         k_given = _check_k(k)
         self.cutoff = check_real(cutoff, "cutoff", 0.0)
         self.on_unstable = check_on_unstable(on_unstable)
+        self.composition = acc._check_composition(composition)
         self.noise_scale, self.threshold, self.svt = _plan_svt(
-            self.epsilon, self.delta, self.m, self.cutoff, noise_scale, threshold, "SubsampleSVT"
+            self.epsilon,
+            self.delta,
+            self.m,
+            self.cutoff,
+            noise_scale,
+            threshold,
+            "SubsampleSVT",
+            self.composition,
         )
         self.k = recommended_k(self.threshold, self.noise_scale) if k_given is None else k_given
         _check_k_clears(self.k, self.threshold)
@@ -251,6 +268,7 @@ class SubsampleSVT:
         beta: float,
         m: int,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> "SubsampleSVT":
         """The paper's settings: ``T = max(1, mα/8 + sqrt(3mα ln(m/β))/4)`` and ``λ``, ``k``,
         ``w`` of :func:`subsample_svt_parameters` at ``(ε, δ, β)``."""
@@ -270,6 +288,7 @@ class SubsampleSVT:
             noise_scale=p.noise_scale,
             threshold=p.threshold,
             on_unstable=on_unstable,
+            composition=composition,
         )
 
     @property

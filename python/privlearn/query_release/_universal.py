@@ -159,7 +159,7 @@ class UniversalQueryRelease:
         The first stage's ``A_SubSamp`` knobs (for ``min(m, m_o)`` queries).
     split : float, default 0.5
         Fraction of ``epsilon`` given to the second stage when ``m > m_o``.
-    learner, sample_fraction, noise_scale, threshold, on_unstable
+    learner, sample_fraction, noise_scale, threshold, on_unstable, composition
         As for :class:`AgnosticQueryRelease`.
     """
 
@@ -179,6 +179,7 @@ class UniversalQueryRelease:
         noise_scale: Optional[float] = None,
         threshold: Optional[float] = None,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> None:
         self.hypothesis_class = _class_arg(hypothesis_class)
         self.epsilon, self.delta = _budget_pair(epsilon, delta)
@@ -203,6 +204,7 @@ class UniversalQueryRelease:
             noise_scale=noise_scale,
             threshold=threshold,
             on_unstable=on_unstable,
+            composition=composition,
         )
         self.second = (
             SemiPrivateLearner(hypothesis_class, epsilon=self.epsilon_public)
@@ -222,6 +224,7 @@ class UniversalQueryRelease:
         m: int,
         learner: Any = None,
         on_unstable: str = "bottom",
+        composition: str = "optimal",
     ) -> "UniversalQueryRelease":
         """The paper's settings: ``m_o = ceil(32 (d ln(1/α) + ln(1/β))/α)`` with ``d`` the
         class's VC dimension, and the first stage's :meth:`AgnosticQueryRelease.from_theory` at
@@ -243,6 +246,7 @@ class UniversalQueryRelease:
             cutoff=1.0,
             learner=learner,
             on_unstable=on_unstable,
+            composition=composition,
         )
         out.first = AgnosticQueryRelease.from_theory(
             hypothesis_class,
@@ -253,6 +257,7 @@ class UniversalQueryRelease:
             m=min(m, m_o),
             learner=learner,
             on_unstable=on_unstable,
+            composition=composition,
         )
         return out
 
