@@ -26,6 +26,7 @@ import pytest
 import privlearn.multi as multi
 from privlearn import BudgetExceededError, InvalidParameterError
 from privlearn.accounting import Accountant, Budget, compose_advanced, compose_basic
+from privlearn.accounting._bounded_range import compose_bounded_range
 from privlearn.audit import audit
 from privlearn.datasets import make_concept_sample
 from privlearn.hypotheses import FiniteClass, Parities, Parity, Point, Points, Thresholds
@@ -220,7 +221,9 @@ def test_composite_learners_charge_one_total_once():
     acct = Accountant(Budget(10.0, 1e-3))
     PointMultiLearner(1.0, 1e-6, accountant=acct, rng=1).fit(X, Y)
     assert acct.spent == Budget(1.0, 1e-6) and len(acct.ledger) == 1
-    s = SanitizerMultiLearner(Points(), 1.0, 1e-6, accountant=acct, rng=1).fit(X, Y)
+    s = SanitizerMultiLearner(Points(), 1.0, 1e-6, composition="basic", accountant=acct, rng=1).fit(
+        X, Y
+    )
     each = s.per_concept_
     assert each == Budget(0.5) / 5
     assert s.privacy_ == compose_basic([Budget(0.5, 1e-6), compose_basic([each] * 5)])
@@ -232,6 +235,13 @@ def test_composite_learners_charge_one_total_once():
     )
     assert s2.privacy_ <= Budget(1.0, 1e-6)
     assert [e.budget for e in acct.ledger] == [Budget(1.0, 1e-6), s.privacy_, s2.privacy_]
+    # The default ("auto"): bounded-range composition of the 5 exponential mechanisms.
+    s3 = SanitizerMultiLearner(Points(), 1.0, 1e-6, accountant=acct, rng=1).fit(X, Y)
+    assert s3.composition_ == "bounded-range" and s3.per_concept_.epsilon > 0.1
+    assert s3.privacy_ == compose_basic(
+        [Budget(0.5, 5e-7), compose_bounded_range(s3.per_concept_.epsilon, 5, 5e-7)]
+    )
+    assert s3.privacy_ <= Budget(1.0, 1e-6) and acct.ledger[-1].budget == s3.privacy_
     data = make_concept_sample(Parities(3), 60, n_concepts=2, rng=1)
     p = ParityMultiLearner(3, 0.5, 1e-6, accountant=acct, rng=1).fit(data.X, data.y)
     assert p.privacy_ == Budget(0.5, 1e-6) == acct.ledger[-1].budget
@@ -618,7 +628,14 @@ BAD_PARAMS = [
     (lambda: ParityMultiLearner(2, 1.0, 1e-6, accountant="budget"), BITS, "accountant"),
     (lambda: PointMultiLearner(1.0, 1e-6, alpha=0.0), REALS, "alpha"),
     (lambda: PointMultiLearner(1.0, 1.5), REALS, "delta"),
-    (lambda: IndependentMultiLearner(Parities(2), 1.0, composition="optimal"), BITS, "composition"),
+    (lambda: IndependentMultiLearner(Parities(2), 1.0, composition="kov"), BITS, "composition"),
+    (
+        lambda: IndependentMultiLearner(
+            StableParityLearner(2), 1.0, 1e-6, composition="bounded-range"
+        ),
+        BITS,
+        "composition",
+    ),
     (lambda: IndependentMultiLearner(Parities(2), 1.0, composition="advanced"), BITS, "delta"),
     (lambda: IndependentMultiLearner(StableParityLearner(2), 1.0), BITS, "delta"),
     (lambda: IndependentMultiLearner("parities", 1.0), BITS, "base"),

@@ -9,7 +9,7 @@ that build MWEM's queries ``C^⊕`` and index the examples in the finite domain.
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..gf2 import _pack
 from ..hypotheses import FiniteClass, HypothesisClass, Parities, Points, check_hypothesis_class
 from ..random import Generator, RngLike
 from ._base import _MultiLearner
-from ._budget import COMPOSITIONS, per_concept_budget
+from ._budget import COMPOSITIONS, _basic_split, _resolve
 from ._hypotheses import Hypothesis, _grouped, _predictions
 from ._inputs import _error, _unpack_words
 from ._sanitizers import _support, mwem
@@ -47,8 +47,20 @@ class SanitizerMultiLearner(_MultiLearner):
        depend on the point set only, never on the data).
     3. For each concept, the exponential mechanism over the candidates with score minus the
        mistakes on the whole sample (sensitivity 1), with the per-concept budget of
-       :func:`per_concept_budget` applied to ``epsilon/2`` (and ``delta/2`` of slack for
-       advanced composition after an approximate sanitizer).
+       :func:`per_concept_budget` applied to ``(epsilon/2, delta_em)``: ``delta_em = 0`` for
+       ``"basic"`` (the points sanitizer keeps all of ``delta``), else ``delta/2`` after the
+       points sanitizer (which keeps the other half) and ``delta`` after MWEM (pure).
+
+    ``composition`` (default ``"auto"``) composes the ``k`` exponential mechanisms: each is
+    one exponential mechanism that is ``eps_0``-DP, hence ``eps_0``-bounded-range (Durfee and
+    Rogers, NeurIPS 2019), so ``"bounded-range"`` (Dong, Durfee and Rogers, ICML 2020, adaptive
+    composition) is valid; ``"optimal"`` is Kairouz, Oh and Viswanath's (ICML 2015, Theorem
+    3.3), ``"advanced"`` and ``"basic"`` as in :func:`per_concept_budget`. ``"auto"`` takes
+    ``"bounded-range"`` when it gives each mechanism a larger epsilon than ``"basic"`` and
+    ``k > 1`` and ``delta > 0``, else ``"basic"``: a choice from public parameters only, and,
+    with ``k = 1`` or ``delta = 0``, the former default. The candidates depend on the data only
+    through the sanitizer's output, so the mechanisms are adaptively chosen given it, which the
+    compositions allow.
 
     **Privacy:** ``privacy_`` = :func:`~privlearn.accounting.compose_basic` of the sanitizer's
     budget and the composed exponential mechanisms, at most ``(epsilon, delta)``, for
@@ -64,7 +76,8 @@ class SanitizerMultiLearner(_MultiLearner):
     hypothesis_class : HypothesisClass
     epsilon : float
     delta : float, default 0.0
-        Required ``> 0`` for the points sanitizer or advanced composition.
+        Required ``> 0`` for the points sanitizer or advanced composition (with ``0`` every
+        composition is basic composition).
     sanitizer : {"auto", "points", "mwem"}, default "auto"
         ``"auto"``: the points sanitizer for :class:`~privlearn.hypotheses.Points` with
         ``delta > 0``, else MWEM.
@@ -78,7 +91,7 @@ class SanitizerMultiLearner(_MultiLearner):
         MWEM's rounds (an accuracy knob).
     sample_size : int, optional
         Points drawn from MWEM's distribution.
-    composition : {"basic", "advanced"}, default "basic"
+    composition : {"auto", "basic", "advanced", "optimal", "bounded-range"}, default "auto"
     accountant : Accountant, optional
     rng : None, int or Generator, optional
 
@@ -89,6 +102,9 @@ class SanitizerMultiLearner(_MultiLearner):
     candidates_ : list
         The representatives of the dichotomies on them.
     per_concept_ : Budget
+        Each exponential mechanism's budget.
+    composition_ : str
+        The composition of the exponential mechanisms used (``"auto"`` resolved).
     privacy_ : Budget
     """
 
@@ -121,7 +137,7 @@ class SanitizerMultiLearner(_MultiLearner):
         domain: Any = None,
         rounds: int = 10,
         sample_size: Optional[int] = None,
-        composition: str = "basic",
+        composition: str = "auto",
         accountant: Optional[Accountant] = None,
         rng: RngLike = None,
     ) -> None:
@@ -188,16 +204,28 @@ class SanitizerMultiLearner(_MultiLearner):
         if self.sample_size is not None:
             check_integer(self.sample_size, "sample_size", 1)
         half = epsilon / 2.0
-        if kind == "points":
-            d_san = delta if composition == "basic" else delta / 2.0
+
+        def split(comp: str) -> Tuple[Budget, str, Budget, Budget]:
+            if kind == "points":
+                d_san = delta if comp == "basic" else delta / 2.0
+            else:
+                d_san = 0.0
+            name, per, em_total = _resolve(half, delta - d_san, k, comp, True, True)
+            return Budget(half, d_san), name, per, em_total
+
+        if composition == "auto":
+            # The tighter split only when it gives each mechanism more (public parameters).
+            use = "basic"
+            if k > 1 and delta > 0.0:
+                tight = split("bounded-range")
+                if tight[2].epsilon > _basic_split(half, 0.0, k)[0].epsilon:
+                    use = "bounded-range"
         else:
-            d_san = 0.0
-        san = Budget(half, d_san)
-        per, em_total = per_concept_budget(
-            half, delta - d_san, k, composition=composition, pure=True
-        )
+            use = composition
+        san, name, per, em_total = split(use)
         self._san_budget = san
         self.per_concept_ = per
+        self.composition_ = name
         return compose_basic([san, em_total])
 
     def _sanitize_points(self, X: np.ndarray, gen: Generator) -> np.ndarray:

@@ -45,6 +45,14 @@ class SingleConceptLearner(abc.ABC):
     #: Whether the learner is pure DP (ignores ``delta``).
     pure: bool = True
 
+    #: Whether the run on each column is **one exponential mechanism** (McSherry and Talwar,
+    #: weights ``exp(epsilon u / (2 sensitivity))``) that is ``epsilon``-DP for the epsilon it
+    #: is given, hence ``epsilon``-bounded-range (Durfee and Rogers, NeurIPS 2019): then the
+    #: composite learner may compose the ``k`` runs by bounded-range composition (Dong, Durfee
+    #: and Rogers, ICML 2020). Permute-and-flip, report-noisy-max with Laplace noise and the
+    #: stability learners are not known to be bounded-range and must leave this ``False``.
+    bounded_range: bool = False
+
     @abc.abstractmethod
     def check_X(self, X: Any) -> np.ndarray:
         """Validated examples (no randomness, no privacy cost)."""
@@ -91,6 +99,18 @@ class ExponentialLearner(SingleConceptLearner):
     sampled exactly from the integer counts. It is a proper, agnostic learner: with
     :func:`exponential_sample_size` examples its excess error is at most ``alpha``.
 
+    Each column's run is exactly one exponential mechanism with weights
+    ``exp(epsilon u / (2 sensitivity))``, ``u`` = minus the mistakes, sensitivity 1: it is
+    ``epsilon``-bounded-range (Durfee and Rogers, NeurIPS 2019: the normalising constants
+    cancel in the bounded-range ratio, which is ``exp(epsilon/2 (Δu(y) - Δu(y'))) <=
+    e^epsilon``), so :attr:`bounded_range` is ``True`` and
+    :class:`IndependentMultiLearner` may compose the ``k`` runs by bounded-range composition.
+    (:func:`~privlearn.mechanisms.exponential` rounds the rate down and clamps scores far
+    below the best to ``best - 700/rate``; the clamped scores still have sensitivity 1, so the
+    sampled law is an exact exponential mechanism with an epsilon at most the one given.) A
+    subclass that overrides :meth:`learn_columns` loses the certification unless it sets
+    ``bounded_range = True`` itself.
+
     Parameters
     ----------
     hypothesis_class : HypothesisClass
@@ -103,6 +123,12 @@ class ExponentialLearner(SingleConceptLearner):
     """
 
     pure = True
+    bounded_range = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "learn_columns" in cls.__dict__ and "bounded_range" not in cls.__dict__:
+            cls.bounded_range = False  # a new learning step certifies nothing about its range
 
     def __init__(
         self, hypothesis_class: HypothesisClass, candidates: Optional[Sequence[Hypothesis]] = None
