@@ -234,8 +234,15 @@ def test_practical_calibration_is_tight():
     algo = Q.SubsampleSVT(Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5)
     assert algo.privacy <= Budget(0.7, 1e-6)
     lam, w = algo.noise_scale, algo.threshold
-    assert Q.svt_guarantee(lam * (1 - 1e-9), 6.5, 300, w, delta_slack=5e-7).budget.epsilon > 0.7
-    assert Q.svt_guarantee(lam, 6.5, 300, w * (1 - 1e-6), delta_slack=5e-7).budget.delta > 1e-6
+    # 7 rounds: basic composition (no slack) leaves all of delta to the stable releases and
+    # gives the smallest w + 8 lambda among the candidate slacks
+    assert algo.svt.composition == "basic" and algo.svt.composition_delta == 0.0
+    assert Q.svt_guarantee(lam * (1 - 1e-9), 6.5, 300, w).budget.epsilon > 0.7
+    assert Q.svt_guarantee(lam, 6.5, 300, w * (1 - 1e-6)).budget.delta > 1e-6
+    old = Q.SubsampleSVT(
+        Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, composition="advanced"
+    )
+    assert (old.noise_scale, old.threshold) == (lam, w)  # advanced does not beat basic here
     with pytest.raises(InvalidParameterError, match="noise_scale"):
         Q.SubsampleSVT(
             Thresholds(), epsilon=0.7, delta=1e-6, m=300, k=5000, cutoff=6.5, noise_scale=lam * 0.99

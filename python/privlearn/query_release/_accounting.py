@@ -414,7 +414,7 @@ def _float_down_ratio(x: float, k: int) -> float:
 
 
 def round_epsilon(
-    epsilon: float, rounds: int, delta_slack: float, composition: str = "optimal"
+    epsilon: float, rounds: int, delta_slack: Optional[float], composition: str = "optimal"
 ) -> float:
     r"""The largest AboveThreshold round epsilon ``ε₀`` that ``rounds`` adaptively composed
     rounds may each have within ``epsilon`` (slack ``delta_slack``): the larger of the basic
@@ -429,8 +429,8 @@ def round_epsilon(
         > 0.
     rounds : int
         >= 1.
-    delta_slack : float
-        In (0, 1).
+    delta_slack : float or None
+        In (0, 1); ``None``: basic composition only (``epsilon / rounds`` rounded down).
     composition : {"optimal", "advanced"}, default "optimal"
 
     Returns
@@ -439,8 +439,10 @@ def round_epsilon(
     """
     eps = check_epsilon(epsilon)
     rounds = check_integer(rounds, "rounds", 1)
-    slack = check_delta(delta_slack, "delta_slack", zero_ok=False)
     how = _check_composition(composition)
+    if delta_slack is None:
+        return _float_down_ratio(eps, rounds)
+    slack = check_delta(delta_slack, "delta_slack", zero_ok=False)
     best = max(_float_down_ratio(eps, rounds), _advanced_round_epsilon(eps, rounds, slack))
     if how == "optimal":
         best = max(best, _optimal_round_epsilon(eps, rounds, slack))
@@ -448,7 +450,11 @@ def round_epsilon(
 
 
 def calibrate_noise_scale(
-    epsilon: float, cutoff: float, m: int, delta_slack: float, composition: str = "optimal"
+    epsilon: float,
+    cutoff: float,
+    m: int,
+    delta_slack: Optional[float],
+    composition: str = "optimal",
 ) -> float:
     """The smallest ``λ`` (found to a relative ``1e-12``) whose sparse-vector epsilon is at most
     ``epsilon`` (basic, advanced or optimal composition with slack ``delta_slack``, see

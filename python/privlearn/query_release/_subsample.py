@@ -33,6 +33,41 @@ __all__ = ["SubsampleSVT"]
 # --------------------------------------------------------------------------------------------
 
 
+#: Fractions of the stage's delta tried as composition slack by ``composition="optimal"``
+#: (besides basic composition, which needs none): public constants, so the choice among them
+#: depends on public parameters only.
+SLACK_FRACTIONS = (0.5, 0.125, 1.0 / 32, 1.0 / 128)
+
+
+def _plan_one(
+    epsilon: float,
+    delta: float,
+    m: int,
+    cutoff: float,
+    noise_scale: Optional[float],
+    threshold: Optional[float],
+    slack: Optional[float],
+    composition: str,
+) -> Optional[Tuple[float, float, acc.SVTGuarantee]]:
+    """``λ``, ``w`` and the guarantee at one composition slack (``None``: basic), or ``None``
+    if the given ``λ`` or ``w`` does not fit there."""
+    if noise_scale is None:
+        lam = acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition)
+    else:
+        lam = noise_scale
+    rounds, _, _, _, comp_delta, eps = acc._svt_epsilon(lam, cutoff, m, slack, composition)
+    if eps > epsilon or comp_delta >= delta:
+        return None
+    if threshold is None:
+        w = acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds)
+    else:
+        w = threshold
+    svt = acc.svt_guarantee(lam, cutoff, m, w, delta_slack=slack, composition=composition)
+    if svt.budget.epsilon > epsilon or svt.budget.delta > delta:
+        return None
+    return lam, w, svt
+
+
 def _plan_svt(
     epsilon: float,
     delta: float,
@@ -44,34 +79,53 @@ def _plan_svt(
     composition: str = "optimal",
 ) -> Tuple[float, float, acc.SVTGuarantee]:
     """The sparse-vector stage within ``(epsilon, delta)``: the given ``λ`` and ``w``, or the
-    smallest ones that fit (composition slack ``delta/2``, used only when it beats basic
-    composition; the rest of delta for the stable releases)."""
+    smallest ones that fit.
+
+    ``composition="advanced"`` (the accounting before issue 18): composition slack
+    ``delta/2`` (advanced composition when it beats basic), the rest of delta for the stable
+    releases. ``composition="optimal"``: every candidate slack (basic composition with no
+    slack, and ``f * delta`` for ``f`` in :data:`SLACK_FRACTIONS`, Kairouz-Oh-Viswanath
+    optimal composition) is planned, and the one with the smallest ``w + 8λ`` (what the
+    default ensemble size ``2 ceil(w + 8λ) + 2`` and the release probability of unanimous
+    votes depend on) is kept; ties go to the earlier candidate. A slack costs stable-release
+    delta (a larger ``w``), so with few rounds basic composition usually wins. Every choice
+    depends on public parameters only.
+    """
+    lam_given = None if noise_scale is None else check_positive(noise_scale, "noise_scale")
+    w_given = None if threshold is None else check_real(threshold, "threshold", 0.0)
+    if composition == "optimal":
+        slacks: List[Optional[float]] = [None] + [f * delta for f in SLACK_FRACTIONS]
+    else:
+        slacks = [delta / 2]
+    best: Optional[Tuple[float, float, acc.SVTGuarantee]] = None
+    for slack in slacks:
+        plan = _plan_one(epsilon, delta, m, cutoff, lam_given, w_given, slack, composition)
+        if plan is not None and (best is None or plan[1] + 8 * plan[0] < best[1] + 8 * best[0]):
+            best = plan
+    if best is not None:
+        return best
+    # Nothing fits: explain with the widest slack (the smallest lambda it allows).
     slack = delta / 2
-    if noise_scale is None:
-        lam = acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition)
-    else:
-        lam = check_positive(noise_scale, "noise_scale")
-    rounds, _, _, _, comp_delta, eps = acc._svt_epsilon(lam, cutoff, m, slack, composition)
-    if eps > epsilon:
-        raise InvalidParameterError(
-            f"noise_scale: lambda = {lam:.6g} makes the sparse-vector stage {eps:.6g}-DP over "
-            f"{rounds} rounds, above the {epsilon:.6g} available for it ({what}); use at least "
-            f"{acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition):.6g}",
-            "noise_scale",
-        )
-    if threshold is None:
-        w = acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds)
-    else:
-        w = check_real(threshold, "threshold", 0.0)
-    svt = acc.svt_guarantee(lam, cutoff, m, w, delta_slack=slack, composition=composition)
-    if svt.budget.delta > delta:
-        raise InvalidParameterError(
-            f"threshold: w = {w:.6g} leaves stable releases of probability "
-            f"{svt.stable_release_delta:.3g}, above the delta available ({delta:.3g}, {what}); use "
-            f"at least {acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds):.6g}",
-            "threshold",
-        )
-    return lam, w, svt
+    lam = acc.calibrate_noise_scale(epsilon, cutoff, m, slack, composition)
+    if lam_given is not None:
+        rounds, _, _, _, _, eps = acc._svt_epsilon(lam_given, cutoff, m, slack, composition)
+        if eps > epsilon:
+            raise InvalidParameterError(
+                f"noise_scale: lambda = {lam_given:.6g} makes the sparse-vector stage {eps:.6g}-DP "
+                f"over {rounds} rounds, above the {epsilon:.6g} available for it ({what}); use at "
+                f"least {lam:.6g}",
+                "noise_scale",
+            )
+        lam = lam_given
+    rounds, _, _, _, comp_delta, _ = acc._svt_epsilon(lam, cutoff, m, slack, composition)
+    assert w_given is not None  # a calibrated threshold always fits
+    svt = acc.svt_guarantee(lam, cutoff, m, w_given, delta_slack=slack, composition=composition)
+    raise InvalidParameterError(
+        f"threshold: w = {w_given:.6g} leaves stable releases of probability "
+        f"{svt.stable_release_delta:.3g}, above the delta available ({delta:.3g}, {what}); use "
+        f"at least {acc.calibrate_threshold(lam, m, (delta - comp_delta) * (1 - 1e-9), rounds):.6g}",
+        "threshold",
+    )
 
 
 def _ensemble_session(
