@@ -668,9 +668,15 @@ def _rdp_of(event: PrivacyEvent) -> RdpCurve:
 
 @lru_cache(maxsize=256)
 def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
+    k, p, nb = event._kind, event._params, event._neighbours
+    if k in ("zcdp", "rdp"):
+        raise _no_form(
+            event,
+            "PLD",
+            "a zCDP or RDP guarantee determines no dominating pair of distributions",
+        )
     from . import _pld  # lazy: the PLD module builds on the Rust core
 
-    k, p, nb = event._kind, event._params, event._neighbours
     kw: dict = {"neighbours": nb, "value_discretization": v}
     if k == "gaussian":
         return _pld.pld_gaussian(p[0], sensitivity=p[1], **kw)
@@ -690,10 +696,5 @@ def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
         return _pld.pld_subsampled_gaussian(p[0], p[1], value_discretization=v)
     if k == "composed":
         return _pld.compose_pld([_pld_of(e, v) for e in p])
-    if k == "repeated":
-        return p[1] * _pld_of(p[0], v)  # type: ignore[no-any-return]
-    raise _no_form(
-        event,
-        "PLD",
-        "a zCDP or RDP guarantee determines no dominating pair of distributions",
-    )
+    assert k == "repeated", k
+    return p[1] * _pld_of(p[0], v)  # type: ignore[no-any-return]
