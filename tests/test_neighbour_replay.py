@@ -881,6 +881,40 @@ MULTI = [
         points_pairs,
     ),
     Entry(
+        "IndependentMultiLearner class bounded-range",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            Points(domain_size=8), 1.0, 1e-3, composition="bounded-range", accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+        loss_sum=False,  # (e) sums the mechanisms' epsilons: basic composition only
+    ),
+    Entry(
+        "IndependentMultiLearner StablePointLearner optimal",
+        lambda d, acc, s: multi.IndependentMultiLearner(
+            multi.StablePointLearner(0.2), 1.0, 1e-3, composition="optimal", accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+        loss_sum=False,  # (e) sums the mechanisms' epsilons: basic composition only
+    ),
+    Entry(
+        "SanitizerMultiLearner mwem bounded-range",
+        lambda d, acc, s: multi.SanitizerMultiLearner(
+            Points(domain_size=8),
+            1.0,
+            1e-3,
+            sanitizer="mwem",
+            domain=np.arange(8),
+            rounds=3,
+            sample_size=50,
+            composition="bounded-range",
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        points_pairs,
+        structure=_sanitizer_structure,
+        loss_sum=False,  # (e) sums the mechanisms' epsilons: basic composition only
+    ),
+    Entry(
         "IndependentMultiLearner StablePointLearner",
         lambda d, acc, s: multi.IndependentMultiLearner(
             multi.StablePointLearner(0.2), 1.0, 1e-3, accountant=acc, rng=s
@@ -897,10 +931,19 @@ MULTI = [
     Entry(
         "SanitizerMultiLearner points",
         lambda d, acc, s: multi.SanitizerMultiLearner(
+            Points(), 1.0, 1e-3, sanitizer="points", composition="basic", accountant=acc, rng=s
+        ).fit(*d),
+        points_pairs,
+        structure=_sanitizer_structure,
+    ),
+    Entry(
+        "SanitizerMultiLearner points auto",
+        lambda d, acc, s: multi.SanitizerMultiLearner(
             Points(), 1.0, 1e-3, sanitizer="points", accountant=acc, rng=s
         ).fit(*d),
         points_pairs,
         structure=_sanitizer_structure,
+        loss_sum=False,  # bounded-range composition: (e) sums epsilons, basic composition only
     ),
     Entry(
         "SanitizerMultiLearner mwem",
@@ -990,6 +1033,30 @@ QUERY_RELEASE = [
         ),
         lambda: line_pairs(2000),
     ),
+    # 6 rounds at delta = 0.2: Kairouz-Oh-Viswanath optimal composition plans lambda = 5.36
+    # (basic: 12); the advanced accounting kept for comparison (issue 18)
+    Entry(
+        "SubsampleSVT optimal composition, 6 rounds",
+        session_run(
+            lambda: Q.SubsampleSVT(Thresholds(), epsilon=1.0, delta=0.2, m=6, k=100, cutoff=5)
+        ),
+        lambda: line_pairs(2000),
+    ),
+    Entry(
+        "SubsampleSVT composition=advanced",
+        session_run(
+            lambda: Q.SubsampleSVT(
+                Thresholds(),
+                epsilon=1.0,
+                delta=0.2,
+                m=6,
+                k=160,
+                cutoff=5,
+                composition="advanced",
+            )
+        ),
+        lambda: line_pairs(2000),
+    ),
     Entry(
         "DistanceToInstability",
         lambda d, acc, s: Q.DistanceToInstability(1.0, 8.0)(
@@ -1006,6 +1073,16 @@ QUERY_RELEASE = [
         session_run(
             lambda: Q.AgnosticQueryRelease(
                 Thresholds(), epsilon=1.0, delta=1e-2, m=6, k=500, cutoff=1
+            )
+        ),
+        big_line_pairs,
+        loss_sum=False,
+    ),
+    Entry(
+        "AgnosticQueryRelease composition=advanced",
+        session_run(
+            lambda: Q.AgnosticQueryRelease(
+                Thresholds(), epsilon=1.0, delta=1e-2, m=6, k=500, cutoff=1, composition="advanced"
             )
         ),
         big_line_pairs,
