@@ -121,6 +121,12 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
     charged once, as reported in :attr:`privacy_`. The wrapper implements the same protocol, so
     wrappers nest.
 
+    **Accounting (issue 18).** One mechanism runs once on the subsample: nothing composes, so
+    the zCDP, Rényi and bounded-range accountants have nothing to tighten. ``"bbg"`` is tight
+    for an :math:`(\varepsilon, \delta)` base (Balle, Barthe and Gaboardi 2018, Theorem 9:
+    attained by randomized response); no sharper amplification is claimed for
+    bounded-range bases.
+
     Parameters
     ----------
     base : estimator
@@ -299,6 +305,11 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
     :math:`\delta_A = 0`) and :math:`\varepsilon_{sel}` the selection's (pure). That total
     (:meth:`privacy_guarantee`) is charged once and reported as :attr:`privacy_`. The base
     hypotheses (:attr:`estimators_`) are covered by the same guarantee.
+
+    **Accounting (issue 18).** No record is read by two mechanisms (the base runs and the
+    selection see disjoint parts), so nothing composes sequentially: parallel composition is
+    exact (the worst record lies in the part with the largest guarantee) and the zCDP, Rényi
+    and bounded-range accountants cannot tighten it.
 
     **Utility.** With probability at least :math:`1 - \delta`, the excess population risk is at
     most :func:`boosting_excess_risk_bound`.

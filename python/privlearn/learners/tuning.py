@@ -104,7 +104,9 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
     refused before the data are read). For the privlearn learners (pure,
     ``Budget(epsilon)``) this is ``epsilon``-DP. It holds with ``rng`` ``None`` or unseeded.
     :meth:`privacy_guarantee` computes it; ``fit`` charges it once and reports it as
-    :attr:`privacy_`. Only the chosen model and its parameters are kept.
+    :attr:`privacy_`. Only the chosen model and its parameters are kept. No record is read by
+    two mechanisms, so nothing composes sequentially: parallel composition is exact, and the
+    zCDP, Rényi and bounded-range accountants of issue 18 cannot tighten it.
     ``selection="paper_not_dp"`` is **not differentially private** (errata B1); it exists to
     reproduce the paper's figures.
 
