@@ -344,3 +344,20 @@ def test_private_tuning_charges_what_it_reports():
     ).fit(X, y)
     (entry,) = accountant.ledger
     assert entry.budget == tuner.privacy_ == tuner.privacy_guarantee(300) == Budget(0.7)
+
+
+def test_experiment_answerable_queries_gain():
+    # query-release's table: with the ensemble the advanced accounting needs for m = 800
+    # queries, KOV optimal composition of the rounds answers 1069 queries (advanced: 806).
+    from privlearn.experiments.query_release import _default_k, answerable_queries
+
+    k = _default_k("SubsampleSVT", 800, "advanced", 1)
+    assert k == 4244
+    old = answerable_queries("SubsampleSVT", k, "advanced", 1)
+    new = answerable_queries("SubsampleSVT", k, "optimal", 1)
+    assert 800 <= old < 810 and new == 1069
+    assert (
+        _default_k("SubsampleSVT", new, "optimal", 1)
+        <= k
+        < _default_k("SubsampleSVT", new + 1, "optimal", 1)
+    )
