@@ -7,6 +7,12 @@ before anything is drawn: a batch that does not fit raises
 ``queries_answered_`` and ``privacy_spent_``. :class:`PerQueryCharging` holds this block
 once. :class:`~privlearn.prediction.PrivatePredictor` and
 :class:`~privlearn.prediction.SubsampleAggregatePredictor` both inherit it.
+
+Why basic composition (issue 18): the charge is pure (``delta = 0``), and for ``q`` adaptively
+chosen ``epsilon``-DP answers no pure guarantee below ``q * epsilon`` holds (Kairouz, Oh and
+Viswanath, ICML 2015, Theorem 3.3 at ``delta = 0``: ``q``-fold randomized response), so the
+tighter accountants (optimal, Rényi, bounded-range composition of the exponential aggregator)
+can only help by spending a ``delta`` per batch, which these predictors do not take.
 """
 
 from __future__ import annotations
