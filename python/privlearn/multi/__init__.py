@@ -14,8 +14,9 @@ of shape ``(n, k)`` (column ``j`` labels concept ``j``), returns ``k`` hypothese
 learner                            what it is
 =================================  ============================================================
 :class:`IndependentMultiLearner`   the basic strategy (Observation 3.2): a private learner per
-                                   concept, the budget split by basic or advanced composition;
-                                   the sample size grows like ``k`` (pure) or ``sqrt(k)``
+                                   concept, the budget split by the tightest valid composition
+                                   (bounded-range for exponential mechanisms, else optimal);
+                                   the sample size grows like ``k`` (basic) or ``sqrt(k)``
 :class:`SanitizerMultiLearner`     the generic learner (Algorithm 2, Lemmas 3.6-3.7): sanitize
                                    the examples once, take the class's dichotomies on the
                                    sanitized points, one exponential mechanism per concept
@@ -33,7 +34,11 @@ data-independent candidate set: Kasiviswanathan et al.'s generic learner), and
 :class:`StableParityLearner` and :class:`StablePointLearner` (the two stability learners run on
 one concept at a time).
 
-**Budgets.** Composite learners take *one* total budget and split it (errata 002-4, 002-5):
+**Budgets.** Composite learners take *one* total budget and split it (errata 002-4, 002-5) by
+``composition`` (:data:`COMPOSITIONS`; :func:`per_concept_budget`): ``"auto"`` (default) is
+bounded-range composition when each concept's run is one exponential mechanism (Durfee and
+Rogers 2019; Dong, Durfee and Rogers 2020), Kairouz, Oh and Viswanath's optimal composition
+otherwise, and basic composition when ``delta = 0`` or ``k = 1``;
 ``fit`` charges the accountant the exact composed guarantee (``privacy_``, never more than the
 total asked for) once, before anything is drawn, and a spend that does not fit raises
 :class:`~privlearn.BudgetExceededError` with nothing computed. The theory's settings are
