@@ -90,6 +90,13 @@ def gaussian_sigma(
     numerics: str = "exact",
     calibration: str = "analytic",
 ) -> float: ...
+def gaussian_plan(
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    dim: int = 1,
+    calibration: str = "analytic",
+) -> tuple[float, int, int]: ...
 def laplace_plan(sensitivity: float, epsilon: float, dim: int = 1) -> tuple[float, float]: ...
 def sparse_vector_plan(
     epsilon: float, sensitivity: float = 1.0, max_positives: int = 1

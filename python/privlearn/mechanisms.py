@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
 
     from .accounting import Accountant
+    from .accounting._event import PrivacyEvent
     from .random import RngLike
 
 T = TypeVar("T")
@@ -46,25 +47,85 @@ def _charged(
     call: Callable[[], T],
     *,
     times: int = 1,
+    event: "Optional[Callable[[], PrivacyEvent]]" = None,
 ) -> T:
     """Runs ``call`` (which validates, then draws), charging ``(epsilon, delta)`` to
     ``accountant`` if one is given: the spend is committed only if ``call`` returns, so invalid
     input (an error raised before anything is drawn) spends nothing, and a spend that does not
     fit raises :class:`~privlearn.errors.BudgetExceededError` before anything is drawn.
 
+    ``event`` (optional) builds the release's guarantee in its native form
+    (:class:`~privlearn.accounting.PrivacyEvent`, whose ``budget`` must be ``(epsilon,
+    delta)``): that event is charged, so that a zCDP, RDP or PLD accountant composes the
+    mechanism by its own curve; a basic accountant charges its ``budget``, the same as without
+    it. It is called only when an accountant is given; if it raises on invalid parameters,
+    ``Budget(epsilon, delta)`` is charged instead and ``call`` reports the invalid input
+    (nothing is charged then).
+
     ``times`` (a plain ``int`` >= 0, already normalised by the caller with
     :func:`privlearn._validate.check_integer`, and the same ``int`` the draws use) charges the
-    ``times``-fold basic composition ``times * Budget(epsilon, delta)``: exact, rounded up."""
+    ``times``-fold composition: ``times * Budget(epsilon, delta)`` (exact, rounded up), or the
+    event repeated ``times`` times."""
     if accountant is None:
         return call()
     from .accounting import Budget
+    from .accounting._event import PrivacyEvent
+    from .errors import InvalidParameterError
 
     check_accountant(accountant)
-    budget = Budget(epsilon, delta)
+    charge: "Union[Budget, PrivacyEvent]"
+    try:
+        charge = event() if event is not None else Budget(epsilon, delta)
+    except (InvalidParameterError, ValueError, TypeError, OverflowError):
+        charge = Budget(epsilon, delta)
     if times != 1:
-        budget = times * budget
-    with accountant.transaction(budget, label):
+        if not isinstance(charge, PrivacyEvent):
+            charge = times * charge
+        elif times == 0:
+            charge = PrivacyEvent.pure(0.0, neighbours=charge.neighbours)
+        else:
+            charge = PrivacyEvent.repeated(charge, times)
+    with accountant.transaction(charge, label):
         return call()
+
+
+def _event() -> "type[PrivacyEvent]":
+    from .accounting._event import PrivacyEvent
+
+    return PrivacyEvent
+
+
+def _gaussian_event(
+    value: object,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    numerics: str,
+    calibration: str,
+) -> "PrivacyEvent":
+    """The native guarantee of :func:`gaussian` with these parameters: for the exact path, the
+    discrete Gaussian on the grid (integer sensitivity and variance in grid units, from the
+    sampler's own plan, :func:`privlearn._core.gaussian_plan`); for the fast path, the
+    continuous Gaussian of :func:`gaussian_sigma`. Its budget is ``(epsilon, delta)``."""
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+
+    from .accounting import Budget
+
+    dim = max(1, int(np.size(np.asarray(value, dtype=float))))
+    budget = Budget(epsilon, delta)
+    if numerics == "exact":
+        _step, du, s2 = _core.gaussian_plan(sensitivity, epsilon, delta, dim, calibration)
+        sigma = math.sqrt(s2)
+        while Fraction(sigma) ** 2 > s2:  # round the noise parameter down (safe side)
+            sigma = math.nextafter(sigma, 0.0)
+        return _event().discrete_gaussian(sigma, sensitivity=du, dim=dim, budget=budget)
+    sigma = gaussian_sigma(
+        sensitivity, epsilon, delta, dim=dim, numerics=numerics, calibration=calibration
+    )
+    return _event().gaussian(sigma, sensitivity=sensitivity, budget=budget)
 
 
 __all__ = [
@@ -180,6 +241,7 @@ def exponential(
         "exponential mechanism",
         lambda: _core.exponential(scores, epsilon, sensitivity, count, rng, numerics),
         times=1 if count is None else count,
+        event=lambda: _event().bounded_range(epsilon),
     )
 
 
@@ -268,6 +330,7 @@ def laplace(
         0.0,
         "laplace",
         lambda: _core.laplace(value, sensitivity, epsilon, rng, numerics),
+        event=lambda: _event().pure(epsilon),
     )
 
 
@@ -331,6 +394,7 @@ def gaussian(
         delta,
         "gaussian",
         lambda: _core.gaussian(value, sensitivity, epsilon, delta, rng, numerics, calibration),
+        event=lambda: _gaussian_event(value, sensitivity, epsilon, delta, numerics, calibration),
     )
 
 
@@ -439,6 +503,7 @@ def randomized_response(
         0.0,
         "randomized response",
         lambda: _core.randomized_response(bits, epsilon, rng),
+        event=lambda: _event().randomized_response(epsilon, 2),
     )
 
 
@@ -480,6 +545,7 @@ def randomized_response_k(
         0.0,
         "k-ary randomized response",
         lambda: _core.randomized_response_k(values, k, epsilon, rng),
+        event=lambda: _event().randomized_response(epsilon, k),
     )
 
 
@@ -562,6 +628,11 @@ def report_noisy_max(
         0.0,
         "report-noisy-max",
         lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng),
+        # Gumbel noise is the exponential mechanism in law (bounded range); the other noises
+        # are only known to be pure epsilon-DP.
+        event=lambda: (
+            _event().bounded_range(epsilon) if noise == "gumbel" else _event().pure(epsilon)
+        ),
     )
 
 
@@ -604,6 +675,7 @@ def permute_and_flip(
         0.0,
         "permute-and-flip",
         lambda: _core.permute_and_flip(scores, epsilon, sensitivity, rng),
+        event=lambda: _event().pure(epsilon),  # not known to be bounded-range
     )
 
 

@@ -265,21 +265,29 @@ class PrivacyEvent:
         sigma: float,
         *,
         sensitivity: int = 1,
+        dim: int = 1,
         neighbours: str = REPLACE_ONE,
         budget: Optional[Budget] = None,
     ) -> "PrivacyEvent":
         r"""The discrete Gaussian mechanism on an integer query of L2 sensitivity
-        ``sensitivity`` (an integer).
+        ``sensitivity`` (an integer), with independent noise on each of ``dim`` coordinates.
 
-        :math:`\Delta^2/(2\sigma^2)`-zCDP (Canonne, Kamath and Steinke, NeurIPS 2020,
-        Theorem 4), hence that RDP curve; its exact PLD. ``budget``: the declared
-        :math:`(\varepsilon, \delta)` charged by basic composition (not checked).
+        :math:`\Delta^2/(2\sigma^2)`-zCDP for any ``dim``, hence that RDP curve: one
+        coordinate shifted by an integer :math:`\Delta_i` has Rényi divergence at most
+        :math:`\alpha\Delta_i^2/(2\sigma^2)` (Canonne, Kamath and Steinke, NeurIPS 2020,
+        Theorem 4), and Rényi divergences of independent coordinates add, so the vector's is
+        at most :math:`\alpha\sum_i\Delta_i^2/(2\sigma^2) \le \alpha\Delta^2/(2\sigma^2)`.
+        For ``dim = 1`` also its exact PLD; for ``dim > 1`` no PLD form (the privacy loss of a
+        vector of discrete Gaussians is not that of one coordinate with sensitivity
+        :math:`\Delta`). ``budget``: the declared :math:`(\varepsilon, \delta)` charged by
+        basic composition (not checked).
         """
         s = check_positive(sigma, "sigma")
         d = check_integer(sensitivity, "sensitivity", 1)
+        m = check_integer(dim, "dim", 1)
         nb = _neighbours_arg(neighbours)
         declared = None if budget is None else _budget_arg(budget, "budget")
-        return cls._make("discrete_gaussian", (s, d), nb, declared)
+        return cls._make("discrete_gaussian", (s, d, m), nb, declared)
 
     @classmethod
     def discrete_laplace(
@@ -539,7 +547,7 @@ class PrivacyEvent:
         names = {
             "gaussian": ("sigma", "sensitivity"),
             "laplace": ("scale", "sensitivity"),
-            "discrete_gaussian": ("sigma", "sensitivity"),
+            "discrete_gaussian": ("sigma", "sensitivity", "dim"),
             "discrete_laplace": ("scale", "sensitivity"),
             "pure": ("epsilon",),
             "approx": ("epsilon", "delta"),
@@ -683,6 +691,13 @@ def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
     if k == "laplace":
         return _pld.pld_laplace(p[0], sensitivity=p[1], **kw)
     if k == "discrete_gaussian":
+        if p[2] != 1:
+            raise _no_form(
+                event,
+                "PLD",
+                "the privacy loss of a vector of discrete Gaussians is not that of one "
+                "coordinate; use its zCDP or RDP form",
+            )
         return _pld.pld_discrete_gaussian(p[0], sensitivity=p[1], **kw)
     if k == "discrete_laplace":
         return _pld.pld_discrete_laplace(p[0], sensitivity=p[1], **kw)

@@ -44,7 +44,7 @@ mod _core {
     };
     #[pymodule_export]
     use crate::mechanisms::{
-        SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_sigma,
+        SparseVector, discrete_gaussian, discrete_laplace, gaussian, gaussian_plan, gaussian_sigma,
         l2_laplace_noise, laplace, laplace_plan, permute_and_flip, randomized_response,
         randomized_response_k, report_noisy_max, sparse_vector_plan, stable_argmax,
     };

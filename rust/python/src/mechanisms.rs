@@ -107,6 +107,32 @@ pub fn gaussian_sigma(
     }
 }
 
+/// ``(grid step, sensitivity in grid units, sigma^2 in grid units)`` of the exact Gaussian
+/// mechanism (``gaussian(..., numerics="exact")``) for these parameters: the rounded query's L2
+/// sensitivity and the discrete Gaussian's variance parameter, both integers in units of the grid
+/// step. The single source for guarantees computed on top of that sampler (its zCDP, RDP and PLD).
+#[pyfunction]
+#[pyo3(signature = (sensitivity, epsilon, delta, dim=1, calibration="analytic"))]
+pub fn gaussian_plan(
+    sensitivity: f64,
+    epsilon: f64,
+    delta: f64,
+    dim: usize,
+    calibration: &str,
+) -> PyResult<(f64, u128, u128)> {
+    let calibration: Calibration = parse(calibration)?;
+    if dim == 0 {
+        return Err(invalid("dim", "must be an integer >= 1, got 0"));
+    }
+    let m = Gaussian::new(sensitivity, epsilon, delta, dim, calibration).map_err(to_py)?;
+    // An integer below 2^100 held exactly in the double: the conversion is exact.
+    Ok((
+        m.grid().step(),
+        m.sensitivity_units() as u128,
+        m.sigma2_units(),
+    ))
+}
+
 /// ``(grid step, noise scale)`` of the exact Laplace mechanism (``laplace(..., numerics="exact")``)
 /// for these parameters: the scale in the value's units, rounded up to a double. The single
 /// source for guarantees computed on top of that sampler.

@@ -221,6 +221,7 @@ fn units_up(n: u128) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub struct Gaussian {
     grid: Grid,
+    sensitivity_units: f64,
     sigma2_units: u128,
 }
 
@@ -270,6 +271,7 @@ impl Gaussian {
         }
         Ok(Gaussian {
             grid,
+            sensitivity_units: du,
             sigma2_units: s2 as u128,
         })
     }
@@ -277,6 +279,17 @@ impl Gaussian {
     /// The grid.
     pub fn grid(&self) -> Grid {
         self.grid
+    }
+
+    /// The L2 sensitivity of the query rounded to the grid, in grid units: an integer (held
+    /// exactly in the double) that bounds the rounded query's change under one replacement.
+    pub fn sensitivity_units(&self) -> f64 {
+        self.sensitivity_units
+    }
+
+    /// The discrete Gaussian's variance parameter `sigma^2` in grid units (an integer).
+    pub fn sigma2_units(&self) -> u128 {
+        self.sigma2_units
     }
 
     /// The standard deviation parameter of the noise, in the value's units.
