@@ -704,14 +704,18 @@ def test_mixing_neighbouring_notions_is_refused_everywhere():
     assert ok.neighbours == ar
 
 
-@pytest.mark.xfail(strict=True, reason="library defect: a non-iterable raises TypeError")
 def test_compose_of_a_non_iterable_is_an_invalid_parameter():
-    with pytest.raises(InvalidParameterError):
-        compose_rdp(5)  # type: ignore[arg-type]
+    for bad in (5, "curves"):
+        with pytest.raises(InvalidParameterError) as info:
+            compose_rdp(bad)  # type: ignore[arg-type]
+        assert info.value.parameter == "curves"
+        with pytest.raises(InvalidParameterError) as info:
+            compose_zcdp(bad)  # type: ignore[arg-type]
+        assert info.value.parameter == "budgets"
 
 
-@pytest.mark.xfail(strict=True, reason="library defect: the overflow error names 'budget'")
 def test_overflowing_epsilon_names_epsilon():
-    with pytest.raises(InvalidParameterError) as info:
-        rdp_randomized_response(1e300)
-    assert info.value.parameter == "epsilon"
+    for f in (rdp_randomized_response, rdp_bounded_range):
+        with pytest.raises(InvalidParameterError) as info:
+            f(1e300)
+        assert info.value.parameter == "epsilon"

@@ -309,3 +309,20 @@ def test_doctests():
         _bounded_range, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_huge_k_skips_kov_and_stays_fast_and_safe():
+    # Beyond 10**6 mechanisms the second bound is basic composition (KOV's cost grows like
+    # sqrt(k)); the RDP route is the tight one there. Its value is checked independently: the
+    # bound is at least the zCDP route's lower envelope k eps^2 / 8 (a k-fold composition's
+    # epsilon at any delta < 1/2 is at least its mean privacy loss, which for k eps-BR
+    # mechanisms can reach k eps^2 / 8 (Dong, Durfee and Rogers 2020)), and at most the zCDP
+    # route rho + 2 sqrt(rho ln(1/delta)) with rho = k eps^2 / 8 (Bun and Steinke 2016).
+    import math
+
+    k, eps, delta = 10**30, 1e-16, 1e-6
+    got = compose_bounded_range(eps, k, delta)
+    rho = k * eps**2 / 8
+    assert got.delta == delta
+    assert rho <= got.epsilon <= rho + 2 * math.sqrt(rho * math.log(1 / delta)) + 1e-12
+    assert compose_bounded_range(eps, 10**7, delta).epsilon <= 10**7 * eps * (1 + 1e-15)

@@ -155,3 +155,18 @@ def check_choice(value: object, name: str, options: Sequence[str]) -> str:
             f"{name}: must be one of {', '.join(repr(o) for o in options)}; got {value!r}", name
         )
     return value
+
+
+def check_iterable(value: object, name: str) -> list:
+    """The elements of ``value`` as a list; a clear error if it is not iterable (a str is
+    refused too: it is never a sequence of guarantees)."""
+    if isinstance(value, (str, bytes)):
+        raise InvalidParameterError(
+            f"{name}: must be an iterable of guarantees, got a {type(value).__name__}", name
+        )
+    try:
+        return list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidParameterError(
+            f"{name}: must be an iterable, got {type(value).__name__}", name
+        ) from None

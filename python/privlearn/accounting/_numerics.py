@@ -12,6 +12,7 @@ error. Pure functions of numbers: this module knows nothing of budgets, so every
 from __future__ import annotations
 
 import decimal
+import inspect
 import math
 from decimal import Decimal
 from fractions import Fraction
@@ -175,15 +176,19 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def _overflow_guard(func: _F) -> _F:
     """Turn a decimal overflow (an exponential of an absurdly large epsilon) into a clear error."""
 
+    # The parameter that carries the epsilon: the function's first one ("epsilon", "budget",
+    # "curve", ...), named in the error.
+    param = next(iter(inspect.signature(func).parameters))
+
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except decimal.Overflow:
             raise InvalidParameterError(
-                f"budget: epsilon is too large for {func.__name__} (e**epsilon overflows even "
+                f"{param}: epsilon is too large for {func.__name__} (e**epsilon overflows even "
                 "high-precision arithmetic)",
-                "budget",
+                param,
             ) from None
 
     return cast(_F, wrapper)

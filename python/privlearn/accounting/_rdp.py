@@ -22,7 +22,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from .._validate import check_epsilon, check_integer, check_positive, check_probability, check_real
+from .._validate import (
+    check_epsilon,
+    check_integer,
+    check_iterable,
+    check_positive,
+    check_probability,
+    check_real,
+)
 from ..errors import InvalidParameterError
 from ._neighbours import (
     _RDIGITS,
@@ -196,7 +203,7 @@ def compose_rdp(curves: Iterable[RdpCurve]) -> RdpCurve:
     """
     items: List[RdpCurve] = []
     neighbours = None
-    for c in curves:
+    for c in check_iterable(curves, "curves"):
         if not isinstance(c, RdpCurve):
             raise InvalidParameterError(
                 f"curves: every element must be an RdpCurve; got {c!r} of type {type(c).__name__}",

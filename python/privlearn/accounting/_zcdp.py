@@ -17,7 +17,7 @@ import math
 from fractions import Fraction
 from typing import Iterable, Tuple
 
-from .._validate import check_epsilon, check_integer, check_positive, check_real
+from .._validate import check_epsilon, check_integer, check_iterable, check_positive, check_real
 from ..errors import InvalidParameterError
 from ._neighbours import REPLACE_ONE, _neighbours_arg, _same_neighbours
 from ._numerics import _float_up
@@ -147,7 +147,7 @@ def compose_zcdp(budgets: Iterable[ZcdpBudget]) -> ZcdpBudget:
     """
     total = Fraction(0)
     neighbours = None
-    for b in budgets:
+    for b in check_iterable(budgets, "budgets"):
         if not isinstance(b, ZcdpBudget):
             raise InvalidParameterError(
                 f"budgets: every element must be a ZcdpBudget; got {b!r} of type "
