@@ -29,16 +29,21 @@ bounds it (Bun, Nissim and Stemmer, "Simultaneous private learning of multiple c
          if c.k == 1000 and c.key in ('independent-em', 'independent-em-br',
                                      'sanitizer', 'sanitizer-br')]"
 
-    ======================================  ===============  =============  =========
-    k = 1000, (1, 1e-6)                     former           bounded-range  reduction
-    ======================================  ===============  =============  =========
-    parities, independent exp. mechanism    65,536           4,096          94%
-    points, independent exp. mechanism      > 262,144 (cap)  65,536         > 75%
-    points, SanitizerMultiLearner           > 262,144 (cap)  131,072        > 50%
-    ======================================  ===============  =============  =========
+    =================================================  ===============  ===========  =========
+    k = 1000, (1, 1e-6)                                former           tightest     reduction
+    =================================================  ===============  ===========  =========
+    parities, independent exp. mechanism (BR)          65,536           4,096        94%
+    points, independent exp. mechanism (BR)            > 262,144 (cap)  65,536       > 75%
+    points, SanitizerMultiLearner (BR)                 > 262,144 (cap)  131,072      > 50%
+    parities, independent SearchParities (optimal)     185,364          131,072      29%
+    =================================================  ===============  ===========  =========
 
-    (the issue's target: at least 25% smaller). The full run is
-    ``privlearn reproduce multi-sample-complexity --n-jobs 2`` (``--quick`` for a smoke run).
+    The issue's target is at least 25% smaller at ``k = 1000``. At ``k = 300`` (the same
+    command with ``c.k == 300``): 16,384 -> 2,896 (parities), 262,144 -> 32,768 (points) and
+    741,455 -> 65,536 (sanitizer). The stability row (keys ``independent-stable`` and
+    ``independent-stable-optimal``; points not measured) took 33 and 19 minutes on one loaded
+    core. The full run is ``privlearn reproduce multi-sample-complexity --n-jobs 2``
+    (``--quick`` for a smoke run).
 ``multi-fingerprinting-attack``
     :func:`~privlearn.attacks.fingerprinting_attack` with 8 users (a Tardos code with about
     3,100 positions, so about 3,100 concepts) against the non-private multi-learner and against
