@@ -30,8 +30,11 @@
 //!   mechanism of Theorem 1, its private versions (Corollary 1, Theorem 2) and private votes.
 //! * [`query_release`]: ensemble votes, hypothesis scoring and index sampling for private
 //!   classification-query release (seed 004).
+//! * [`accounting`]: discretised privacy-loss distributions (connect-the-dots, FFT
+//!   composition with an error bound), the fast path of `privlearn.accounting`'s PLD accounting.
 //! * [`error`]: the crate's error type.
 
+pub mod accounting;
 pub mod dichotomy;
 pub mod erm;
 pub mod error;

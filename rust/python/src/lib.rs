@@ -3,6 +3,7 @@
 //! Each binding validates and copies its inputs into owned buffers, releases the GIL, calls one
 //! core function, and maps errors in one place ([`errors`]). No algorithm lives here.
 
+mod accounting;
 mod convert;
 mod dichotomy;
 mod erm;
@@ -22,6 +23,8 @@ use pyo3::prelude::*;
 
 #[pymodule(gil_used = false)]
 mod _core {
+    #[pymodule_export]
+    use crate::accounting::PldCore;
     #[pymodule_export]
     use crate::dichotomy::representative_mistakes;
     #[pymodule_export]

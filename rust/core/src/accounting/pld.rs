@@ -1,0 +1,1239 @@
+//! Discretised privacy-loss distributions (PLDs), composed by FFT, read out on the safe side.
+//!
+//! # The object
+//!
+//! A dominating pair `(P, Q)` of a mechanism has privacy loss `L = ln(dP/dQ)` under `P`, and
+//! hockey-stick curve `delta(eps) = E_P[(1 - e^{eps - L})_+] + P(L = +inf)`. A [`Pld`] is a
+//! discrete privacy-loss distribution: masses `p_i` on the losses `(lo + i) * h` (real numbers:
+//! the atoms are the exact multiples of the float `h`), a mass `inf_mass` on `+inf`, and an
+//! absolute error bound `err`. Its invariant is: *there is a privacy-loss distribution `a*` of a
+//! valid pair, on the same atoms, that dominates the mechanism (its hockey-stick curve is at
+//! least the mechanism's at every `eps`), and whose l1 distance to the stored masses (the
+//! `+inf` mass included) is at most `err`*. Since `|(1 - e^{eps - l})_+| <= 1`, every delta read
+//! from the stored masses plus `err` is then an upper bound of the mechanism's delta.
+//!
+//! # Construction: connect-the-dots
+//!
+//! [`Pld::from_delta_grid`] takes upper bounds `delta_j >= delta(eps_j)` at `eps_j = (lo + j) h`,
+//! `j = 0..=n`. Seen as a function of `x = e^eps`, `delta` is convex and decreasing, so the
+//! piecewise-linear function through the points `(x_j, delta_j)` (made convex by raising the
+//! slopes from the right, which only raises it) lies above the true curve: it is the hockey-stick
+//! curve of the discrete PLD with atoms at the `eps_j` (Doroshenko et al., "Connect the Dots:
+//! Tighter Discrete Approximations of Privacy Loss Distributions", PETS 2022, Section 3). With
+//! `c = 1 - e^{-h}` and `d_j = delta_{j-1} - delta_j`, the scaled slopes `g_j = x_j S_j c`
+//! satisfy `g_j = max(d_j, e^{-h} g_{j+1})` (the running max of the slopes `S_j` from the right)
+//! and the masses are `p_j = (g_j - e^{-h} g_{j+1}) / c` for `j >= 1`, `p_inf = delta_n`,
+//! `p_0 = 1 - p_inf - sum p_j`. This form never exponentiates large numbers and the float
+//! error of every step is tracked (see the function).
+//!
+//! # Composition
+//!
+//! The PLD of an adaptive composition is the convolution of the PLDs (the losses add); the
+//! `+inf` mass is that of "at least one is `+inf`". Convolutions run by real FFT (`realfft` over
+//! `rustfft`) on power-of-two sizes, or directly when one side is short. After each product both
+//! tails are truncated on the safe side: lower-tail mass (at most `tail` in total) moves *up* to
+//! the lowest kept atom and upper-tail mass (at most `tail`) moves to `+inf`; both moves raise
+//! the hockey-stick curve everywhere and keep the pair valid (Meiser and Mohammadi, CCS 2018;
+//! Koskela, Jälkö and Honkela, AISTATS 2020, pessimistic truncation).
+//!
+//! # Error bound of an FFT convolution
+//!
+//! For the FFT of size `N = 2^t` Higham (Accuracy and Stability of Numerical Algorithms, 2nd
+//! ed., Theorem 24.2) bounds the normwise error by `t * eta / (1 - t * eta) * ||y||_2` with
+//! `eta = mu + gamma_4 (sqrt 2 + mu)` (`mu`: the error of the computed twiddle factors), about
+//! `8u` for accurately computed twiddles (`u = 2^-53`). Following the product `C = A .* B` through
+//! (with `||A||_inf <= ||a||_1` and `||A||_2 = sqrt(N) ||a||_2`) and the inverse transform gives
+//! `||c_hat - c||_2 <= (2 t eta + 3u) (||a||_2 ||b||_1 + ||a||_1 ||b||_2)` to first order, about
+//! `16 t u (...)`. We use [`FFT_C`]` * (t + 2) * u * (||a||_2 ||b||_1 + ||a||_1 ||b||_2)` with
+//! `FFT_C = 32`, twice that constant (covering higher-order terms, and rustfft's radix-4 and
+//! mixed butterflies, which have at most as many levels as radix 2), with two more levels for the
+//! real-to-complex pre- and post-processing of `realfft`; the l1 error over the `len` kept
+//! outputs is at most `sqrt(len)` times the l2 error. Negative outputs are clamped to 0,
+//! which only brings them closer to the (non-negative) exact values.
+
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use realfft::RealFftPlanner;
+use realfft::num_complex::Complex;
+
+use crate::error::{Error, Result};
+
+/// The unit roundoff of `f64`, `2^-53`.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// The constant of the FFT convolution error bound (module documentation).
+pub const FFT_C: f64 = 32.0;
+
+/// Default tail mass truncated on each side after a composition.
+pub const DEFAULT_TAIL: f64 = 1e-15;
+
+/// Largest absolute grid index: `(lo + i) as f64` is exact and `(lo + i) * h` has one rounding.
+const MAX_INDEX: i64 = 1 << 40;
+
+/// Largest number of atoms of one PLD (4 GiB of masses).
+const MAX_LEN: usize = 1 << 29;
+
+/// Below this product of lengths (or this shorter side) convolutions are direct.
+const DIRECT_PRODUCT: usize = 1 << 15;
+const DIRECT_SHORT: usize = 24;
+
+/// How far below zero the computed lowest mass of a connect-the-dots PLD may fall before the
+/// input is refused as not a privacy curve (a rounding-level deficit is moved to `+inf`).
+const P0_TOLERANCE: f64 = 1e-9;
+
+thread_local! {
+    static PLANNER: RefCell<RealFftPlanner<f64>> = RefCell::new(RealFftPlanner::new());
+}
+
+/// A discretised privacy-loss distribution with an explicit error bound (module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pld {
+    h: f64,
+    lo: i64,
+    masses: Vec<f64>,
+    inf_mass: f64,
+    err: f64,
+}
+
+fn check_h(h: f64) -> Result<()> {
+    if h.is_finite() && h > 0.0 && h <= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "value_discretization",
+            format!("must be a finite number in (0, 1], got {h}"),
+        ))
+    }
+}
+
+fn check_index(lo: i64, len: usize, name: &'static str) -> Result<()> {
+    let hi = lo.checked_add(len as i64);
+    match hi {
+        Some(hi) if lo.abs() <= MAX_INDEX && hi.abs() <= MAX_INDEX && len <= MAX_LEN => Ok(()),
+        _ => Err(Error::invalid(
+            name,
+            format!(
+                "the grid indices lo..lo+len must lie within +-2^40 and len <= 2^29; got lo = {lo}, len = {len}"
+            ),
+        )),
+    }
+}
+
+impl Pld {
+    /// Connect-the-dots PLD from upper bounds `deltas[j] >= delta((lo + j) * h)` of a hockey-stick
+    /// curve (module documentation; Doroshenko et al., PETS 2022, Section 3).
+    ///
+    /// The values must be upper bounds at the *real* points `(lo + j) * h`; the caller adds the
+    /// margins of its own formula. The atoms are the grid points; mass below `lo * h` in the
+    /// mechanism's PLD ends up on the lowest atom and mass above the last grid point on `+inf`
+    /// (both on the safe side).
+    ///
+    /// Float error: the running max takes its chain term rounded *up*, so the exact masses
+    /// `p~_j = (g_j - e^{-h} g_{j+1}) / c` of the computed `g` are `>= 0` and their curve at the
+    /// grid points, `delta_n + sum_{j > k} g_j`, is at least `delta_k` up to the rounding of the
+    /// differences `d_j` (at most `u sum |d_j|`). The stored masses are computed as
+    /// `g_{j+1} + (g_j - g_{j+1}) / c` (no cancellation), each within `4.1u |g_j - g_{j+1}| / c +
+    /// 1.1u p_j` of `p~_j`; since `g_j ~ h |delta'|` these sum to a few `u`. The lowest mass is
+    /// `1 - p_inf - sum p_j` by compensated summation. `err` is three times the sum of these
+    /// bounds (covering also a rounding-level negative exact lowest mass, moved to `+inf`), a
+    /// few `1e-15` in practice. A rounding-level negative lowest mass (margins that are not
+    /// exactly convex make the chords overshoot 1 at `e^eps = 0`) is removed from the lowest
+    /// atoms, lowering the curve by at most the removed mass times `1 - e^{-j h}`, also counted.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `h` is not in `(0, 1]`, `deltas` is empty, a value is not a
+    /// finite number in `[0, 1]`, the indices are out of range, or the values are not (upper
+    /// bounds of) a privacy curve (the chord through the two lowest points extended to `e^eps = 0`
+    /// exceeds 1 by more than `1e-9`).
+    pub fn from_delta_grid(h: f64, lo: i64, deltas: &[f64]) -> Result<Pld> {
+        check_h(h)?;
+        check_index(lo, deltas.len(), "lo")?;
+        if let Some((j, &d)) = deltas
+            .iter()
+            .enumerate()
+            .find(|&(_, &d)| !(d.is_finite() && (0.0..=1.0).contains(&d)))
+        {
+            return Err(Error::invalid(
+                "deltas",
+                format!("every value must be a finite number in [0, 1]; deltas[{j}] = {d}"),
+            ));
+        }
+        // excess = delta - (1 - e^eps)_+, rounded up (the cancellation loses at most u).
+        let excess: Vec<f64> = deltas
+            .iter()
+            .enumerate()
+            .map(|(j, &d)| {
+                let e = (lo + j as i64) as f64 * h;
+                if e < 0.0 {
+                    (d + (e.exp_m1())) + 4.0 * U
+                } else {
+                    d
+                }
+            })
+            .map(|v| v.clamp(0.0, 1.0))
+            .collect();
+        Self::from_excess_grid(h, lo, &excess)
+    }
+
+    /// Connect-the-dots PLD from upper bounds `excess[j] >= delta(eps_j) - (1 - e^{eps_j})_+` at
+    /// `eps_j = (lo + j) * h`: the hockey-stick curve above its trivial lower bound. For
+    /// `eps_j > 0` this is `delta(eps_j)` itself; for `eps_j <= 0` it is `e^{eps} delta'(-eps)`,
+    /// with `delta'` the curve of the swapped pair (`delta_{P,Q}(eps) = 1 - e^eps + e^eps
+    /// delta_{Q,P}(-eps)`), which the caller computes without the cancellation that `delta`
+    /// itself suffers there. The differences of the curve are then formed accurately: the
+    /// trivial part exactly up to a relative `(4 + |eps|) u`, the rest from the small excesses.
+    /// See [`Pld::from_delta_grid`] for the construction and its error bound.
+    ///
+    /// # Errors
+    /// As [`Pld::from_delta_grid`] (the values are named `excess`).
+    pub fn from_excess_grid(h: f64, lo: i64, excess: &[f64]) -> Result<Pld> {
+        check_h(h)?;
+        if excess.is_empty() {
+            return Err(Error::invalid("deltas", "must hold at least one value"));
+        }
+        check_index(lo, excess.len(), "lo")?;
+        if let Some((j, &d)) = excess
+            .iter()
+            .enumerate()
+            .find(|&(_, &d)| !(d.is_finite() && (0.0..=1.0).contains(&d)))
+        {
+            return Err(Error::invalid(
+                "deltas",
+                format!("every value must be a finite number in [0, 1]; value [{j}] = {d}"),
+            ));
+        }
+        let n = excess.len() - 1;
+        let c = -(-h).exp_m1();
+        let eps = |j: usize| (lo + j as i64) as f64 * h;
+        // trivial(j) = (1 - x_j)_+ and its relative error bound.
+        let trivial = |j: usize| -> (f64, f64) {
+            let e = eps(j);
+            if e < 0.0 {
+                let t = -e.exp_m1();
+                (t, (3.0 + e.abs()) * U * t)
+            } else {
+                (0.0, 0.0)
+            }
+        };
+        // d_j = delta_{j-1} - delta_j = (trivial_{j-1} - trivial_j) + (v_{j-1} - v_j), with error.
+        let mut d = vec![0.0f64; n + 1];
+        let mut deficit = 0.0f64;
+        for j in 1..=n {
+            let e1 = eps(j);
+            let (b, eb) = if e1 <= 0.0 {
+                // x_j - x_{j-1} = x_j (1 - e^{-h})
+                let b = e1.exp() * c;
+                (b, (5.0 + e1.abs()) * U * b)
+            } else {
+                let (t0, e0) = trivial(j - 1);
+                (t0, e0)
+            };
+            let dv = excess[j - 1] - excess[j];
+            let dj = b + dv;
+            d[j] = dj;
+            deficit += eb + 1.01 * U * (dv.abs() + dj.abs());
+        }
+        // The true curve is convex in x = e^eps with delta(x = 0) = 1, so the chord from (0, 1)
+        // to (x_1, delta_1) bounds it at x_0 too: d_1 <= c (1 - delta_1) (rounded up). This keeps
+        // the lowest mass from going negative through the margins of the inputs.
+        if n >= 1 {
+            let e1 = eps(1);
+            let one_minus = if e1 < 0.0 {
+                e1.exp() - excess[1]
+            } else {
+                1.0 - excess[1]
+            };
+            let cap = (c * one_minus).max(0.0) * (1.0 + (8.0 + e1.abs()) * U) + 4.0 * U * c;
+            if cap < d[1] {
+                d[1] = cap;
+            }
+        }
+        let (t_n, _) = trivial(n);
+        let delta_n = (t_n + excess[n]).min(1.0);
+        // c = 1 - e^{-h} (relative error <= 2u); c_lo <= c exactly.
+        let c = -(-h).exp_m1();
+        let c_lo = c * (1.0 - 4.0 * U);
+        // g[j] for j = 1..=n, g[n + 1] = 0: g_j = max(d_j, e^{-h} g_{j+1}), the chain term
+        // rounded *up* (>= e^{-h} g_{j+1} exactly: (g - c_lo g)(1 + 4u) in floats), so that the
+        // exact masses from these g are >= 0.
+        let mut g = vec![0.0f64; n + 2];
+        for j in (1..=n).rev() {
+            let next = g[j + 1];
+            let chain = (next - c_lo * next) * (1.0 + 4.0 * U);
+            g[j] = d[j].max(chain);
+        }
+        // Masses p_j = g_{j+1} + (g_j - g_{j+1}) / c (the same as (g_j - e^{-h} g_{j+1}) / c,
+        // without cancellation against e^{-h}); error <= 4.1u |g_j - g_{j+1}| / c + 1.1u p_j.
+        let mut masses = vec![0.0f64; n + 1];
+        let mut mass_err = 0.0f64;
+        let (mut total, mut comp) = (0.0f64, 0.0f64); // Neumaier summation
+        for j in 1..=n {
+            let diff = g[j] - g[j + 1];
+            let p = (g[j + 1] + diff / c).max(0.0);
+            masses[j] = p;
+            mass_err += 4.1 * U * diff.abs() / c + 1.1 * U * p;
+            let t = total + p;
+            comp += if total.abs() >= p {
+                (total - t) + p
+            } else {
+                (p - t) + total
+            };
+            total = t;
+        }
+        let total = total + comp;
+        let inf_mass = delta_n;
+        let mut p0 = (1.0 - inf_mass) - total;
+        // |p0 - exact p0| <= mass_err + the rounding of the sums.
+        let p0_err = mass_err + (4.0 * U + (n as f64) * U * U * 4.0) * (1.0 + total + inf_mass);
+        // The curve of the exact masses from g is delta_n + sum_{j > k} g_j >= delta_k up to
+        // the rounding of the differences d_j (`deficit`).
+        // A rounding-level negative lowest mass (the margins of the inputs are not exactly
+        // convex): the masses sum to 1 + |p0|. Remove the excess from the lowest atoms; removing
+        // mass m from atom j lowers the curve by at most m (1 - e^{-j h}) (only below x_j),
+        // which enters the error bound.
+        let mut lowered = 0.0f64;
+        if p0 < 0.0 {
+            if p0 < -P0_TOLERANCE - p0_err {
+                return Err(Error::invalid(
+                    "deltas",
+                    format!(
+                        "not an upper bound of a privacy curve: the lowest atom would get mass {p0:e} < 0 \
+                         (the chord through the two lowest points, extended to e^eps = 0, exceeds 1)"
+                    ),
+                ));
+            }
+            let mut excess = -p0;
+            for (j, m) in masses.iter_mut().enumerate().skip(1) {
+                if excess <= 0.0 {
+                    break;
+                }
+                let take = excess.min(*m);
+                *m -= take;
+                excess -= take;
+                lowered += take * -(-(j as f64) * h).exp_m1() * (1.0 + 4.0 * U);
+            }
+            if excess > 0.0 {
+                return Err(Error::invalid(
+                    "deltas",
+                    "not an upper bound of a privacy curve (the finite masses sum above 1)",
+                ));
+            }
+            p0 = 0.0;
+        }
+        let err_sum = mass_err + p0_err + deficit + lowered;
+        masses[0] = p0;
+        let mut pld = Pld {
+            h,
+            lo,
+            masses,
+            inf_mass,
+            err: 3.0 * err_sum + 2.0 * U * inf_mass,
+        };
+        pld.trim_zeros();
+        Ok(pld)
+    }
+
+    /// A PLD from its parts, checked: masses finite and `>= 0`, `inf_mass` and `err` in `[0, 1]`,
+    /// total mass at most `1 + 1e-9`. The caller vouches for the invariant (module documentation).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the offending part.
+    pub fn from_parts(h: f64, lo: i64, masses: Vec<f64>, inf_mass: f64, err: f64) -> Result<Pld> {
+        check_h(h)?;
+        if masses.is_empty() {
+            return Err(Error::invalid("masses", "must hold at least one value"));
+        }
+        check_index(lo, masses.len(), "lo")?;
+        if let Some((i, &m)) = masses
+            .iter()
+            .enumerate()
+            .find(|&(_, &m)| !(m.is_finite() && m >= 0.0))
+        {
+            return Err(Error::invalid(
+                "masses",
+                format!("every mass must be a finite number >= 0; masses[{i}] = {m}"),
+            ));
+        }
+        for (v, name) in [(inf_mass, "inf_mass"), (err, "err")] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(Error::invalid(
+                    name,
+                    format!("must be a finite number in [0, 1], got {v}"),
+                ));
+            }
+        }
+        let total: f64 = masses.iter().sum::<f64>() + inf_mass;
+        if total > 1.0 + 1e-9 {
+            return Err(Error::invalid(
+                "masses",
+                format!("the total mass (with inf_mass) must be at most 1, got {total}"),
+            ));
+        }
+        let mut pld = Pld {
+            h,
+            lo,
+            masses,
+            inf_mass,
+            err,
+        };
+        pld.trim_zeros();
+        Ok(pld)
+    }
+
+    /// The grid step `h` (the value discretisation).
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    /// The grid index of the first atom: `masses()[i]` sits at the loss `(lo + i) * h`.
+    pub fn lo(&self) -> i64 {
+        self.lo
+    }
+
+    /// The masses of the finite losses.
+    pub fn masses(&self) -> &[f64] {
+        &self.masses
+    }
+
+    /// The mass on the loss `+inf`.
+    pub fn inf_mass(&self) -> f64 {
+        self.inf_mass
+    }
+
+    /// The absolute error bound added to every reported delta (module documentation).
+    pub fn err(&self) -> f64 {
+        self.err
+    }
+
+    /// The loss of atom `i`, `(lo + i) * h` (one rounding).
+    fn loss(&self, i: usize) -> f64 {
+        (self.lo + i as i64) as f64 * self.h
+    }
+
+    /// Removes zero masses at both ends (keeps at least one atom).
+    fn trim_zeros(&mut self) {
+        let first = self.masses.iter().position(|&m| m != 0.0);
+        match first {
+            None => {
+                self.masses.truncate(1);
+            }
+            Some(f) => {
+                let last = self.masses.iter().rposition(|&m| m != 0.0).unwrap_or(f);
+                self.masses.truncate(last + 1);
+                self.masses.drain(..f);
+                self.lo += f as i64;
+            }
+        }
+    }
+
+    /// Truncates both tails on the safe side (module documentation) and returns the added error
+    /// bound of the float sums of the moved masses.
+    fn truncate(&mut self, tail: f64) -> f64 {
+        let m = &mut self.masses;
+        let len = m.len();
+        let mut low = 0.0;
+        let mut i = 0;
+        while i + 1 < len && low + m[i] <= tail {
+            low += m[i];
+            i += 1;
+        }
+        let mut high = 0.0;
+        let mut j = len - 1;
+        while j > i && high + m[j] <= tail {
+            high += m[j];
+            j -= 1;
+        }
+        m[i] += low;
+        m.truncate(j + 1);
+        m.drain(..i);
+        self.lo += i as i64;
+        self.inf_mass += high;
+        2.0 * (len as f64 + 2.0) * U * (low + high)
+    }
+
+    fn check_same_grid(&self, other: &Pld) -> Result<()> {
+        if self.h == other.h {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "value_discretization",
+                format!(
+                    "cannot compose PLDs of different value discretisations ({} and {})",
+                    self.h, other.h
+                ),
+            ))
+        }
+    }
+
+    fn check_tail(tail: f64) -> Result<()> {
+        if tail.is_finite() && (0.0..1e-3).contains(&tail) {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "tail",
+                format!("must be a finite number in [0, 1e-3), got {tail}"),
+            ))
+        }
+    }
+
+    /// The composition of `self` and `other` (the convolution of the PLDs), truncated on the safe
+    /// side with at most `tail` mass per side.
+    ///
+    /// Error bound: with `a*`, `b*` the dominating PLDs of the invariant (total mass 1),
+    /// `||a (x) b - a* (x) b*||_1 <= err_a ||b||_1 + err_b`, plus the float error of the
+    /// convolution (module documentation) and of the `+inf` mass; truncation and clamping are
+    /// l1 contractions and do not increase the distance.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if the grids differ (`h`), `tail` is not in `[0, 1e-3)` or the
+    /// result would exceed the index range.
+    pub fn compose(&self, other: &Pld, tail: f64) -> Result<Pld> {
+        self.check_same_grid(other)?;
+        Self::check_tail(tail)?;
+        let lo = self.lo + other.lo;
+        check_index(lo, self.masses.len() + other.masses.len() - 1, "lo")?;
+        let (masses, conv_err) = convolve(&self.masses, &other.masses);
+        let fin_a: f64 = self.masses.iter().sum();
+        let fin_b: f64 = other.masses.iter().sum();
+        let total_b = (fin_b + other.inf_mass) * (1.0 + (other.masses.len() as f64 + 2.0) * U);
+        let inf_mass = self.inf_mass * (fin_b + other.inf_mass) + fin_a * other.inf_mass;
+        let err = (self.err * total_b + other.err) * (1.0 + 4.0 * U)
+            + conv_err
+            + 4.0 * U * inf_mass
+            + (self.masses.len() as f64 + 4.0) * U * self.inf_mass;
+        let mut out = Pld {
+            h: self.h,
+            lo,
+            masses,
+            inf_mass: inf_mass.min(1.0),
+            err,
+        };
+        out.trim_zeros();
+        let moved = out.truncate(tail);
+        out.err = (out.err + moved).min(1.0);
+        Ok(out)
+    }
+
+    /// `self` composed with itself `k` times (`k >= 1`).
+    ///
+    /// For `k >= 2` the k-fold is computed by one FFT of a window that holds all but a proven
+    /// tail of the result, a pointwise k-th power and one inverse FFT ([`Pld::power_fft`]); when
+    /// that window would be too large or its error bound too weak, by repeated squaring with
+    /// safe-side truncation after every product. Either way the result is truncated with at most
+    /// `tail` mass per side.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `k == 0` or `tail` is out of range (as [`Pld::compose`]).
+    pub fn self_compose(&self, k: u64, tail: f64) -> Result<Pld> {
+        if k == 0 {
+            return Err(Error::invalid("k", "must be an integer >= 1, got 0"));
+        }
+        Self::check_tail(tail)?;
+        if k == 1 {
+            return Ok(self.clone());
+        }
+        if let Some(p) = self.power_fft(k, tail) {
+            return Ok(p);
+        }
+        self.self_compose_squaring(k, tail)
+    }
+
+    /// `self` composed with itself `k >= 1` times by repeated squaring, truncating on the safe
+    /// side after every product.
+    ///
+    /// # Errors
+    /// As [`Pld::self_compose`].
+    pub fn self_compose_squaring(&self, k: u64, tail: f64) -> Result<Pld> {
+        if k == 0 {
+            return Err(Error::invalid("k", "must be an integer >= 1, got 0"));
+        }
+        Self::check_tail(tail)?;
+        let mut result: Option<Pld> = None;
+        let mut base = self.clone();
+        let mut k = k;
+        loop {
+            if k & 1 == 1 {
+                result = Some(match result {
+                    None => base.clone(),
+                    Some(r) => r.compose(&base, tail)?,
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                break;
+            }
+            base = base.compose(&base, tail)?;
+        }
+        Ok(result.unwrap_or_else(|| self.clone()))
+    }
+
+    /// The k-fold composition by one FFT (`None` when the window or the error bound is not
+    /// acceptable; the caller then squares).
+    ///
+    /// Window: with `M(l) = sum_i p_i e^{l i}` (index units, the finite masses) the Chernoff bound
+    /// `P(S >= T) <= e^{-l T} M(l)^k` (`l > 0`; `S` the sum of `k` offsets) holds for the
+    /// sub-probability `p` too; minimising over `l` (golden section; `T(l)` is unimodal) gives an
+    /// upper edge whose excess mass is at most `B = tail * 1e-3`, and the same on the reversed
+    /// masses a lower edge. The window `[T_lo, T_hi]` has `W` offsets; the masses are folded
+    /// cyclically onto `N = 2^t >= W` bins, so the cyclic k-fold equals the true one on the window
+    /// plus the aliased mass outside it (at most `2B`). Mass above the window (at most `B`) is put
+    /// on `+inf`; the l1 distance to the pessimistic k-fold is then at most `3 * 2B`.
+    ///
+    /// Error: the exact k-fold of the exact PLD is within `k err (1 + err)^(k-1)` (l1, times the
+    /// total mass to the power `k - 1`) of the k-fold of the stored masses (telescoping). The FFT:
+    /// `||dA||_2 <= FFT_C (t + 2) u sqrt(N) ||a||_2`; as `|A_j| <= 1`, the k-th power multiplies
+    /// it by at most `k (1 + |dA_j|)^(k-1) <= 1.01 k` (checked: `k |dA_j| <= 0.005`) and
+    /// binary powering in complex floats adds a relative `(k - 1) * 2.83u` (Higham, Lemma 3.5, per
+    /// product); the inverse transform adds `FFT_C (t + 2) u ||c||_2` with `||c||_2 <= ||a||_2`.
+    /// The l1 error over the `W` kept entries is at most `sqrt(W)` times the l2 error.
+    fn power_fft(&self, k: u64, tail: f64) -> Option<Pld> {
+        let a = &self.masses;
+        let n = a.len();
+        let kf = k as f64;
+        let span = (n as f64 - 1.0) * kf;
+        if !(span < (MAX_INDEX as f64)) {
+            return None;
+        }
+        let target = (tail * 1e-3).max(1e-300);
+        let hi = chernoff_upper(a, kf, target);
+        let reversed: Vec<f64> = a.iter().rev().copied().collect();
+        let lo_edge = span - chernoff_upper(&reversed, kf, target);
+        let (t_lo, t_hi) = (lo_edge.max(0.0), hi.min(span));
+        if !(t_hi >= t_lo) {
+            return None;
+        }
+        let b_up = if hi < span { target } else { 0.0 };
+        let b_lo = if lo_edge > 0.0 { target } else { 0.0 };
+        let width = (t_hi - t_lo) as usize + 1;
+        if width > MAX_LEN / 2 {
+            return None;
+        }
+        let size = width.next_power_of_two().max(2);
+        let t = size.trailing_zeros() as f64;
+        let mut buf = vec![0.0f64; size];
+        for (i, &x) in a.iter().enumerate() {
+            buf[i % size] += x;
+        }
+        let folds = n.div_ceil(size) as f64;
+        let (l1_a, l2_a) = norms(&buf);
+        let da = FFT_C * (t + 2.0) * U * (size as f64).sqrt() * l2_a;
+        if kf * da > 0.005 || l1_a > 1.0 + 1e-6 {
+            return None;
+        }
+        let (r2c, c2r) = PLANNER.with(|p| {
+            let mut p = p.borrow_mut();
+            (p.plan_fft_forward(size), p.plan_fft_inverse(size))
+        });
+        let mut scratch = r2c.make_scratch_vec();
+        if c2r.get_scratch_len() > scratch.len() {
+            scratch.resize(c2r.get_scratch_len(), Complex::new(0.0, 0.0));
+        }
+        let mut spec = r2c.make_output_vec();
+        r2c.process_with_scratch(&mut buf, &mut spec, &mut scratch)
+            .expect("sizes from the plan");
+        let scale = 1.0 / size as f64;
+        for z in spec.iter_mut() {
+            *z = cpow(*z, k) * scale;
+        }
+        spec[0].im = 0.0;
+        let last = spec.len() - 1;
+        spec[last].im = 0.0;
+        let mut out = vec![0.0f64; size];
+        c2r.process_with_scratch(&mut spec, &mut out, &mut scratch)
+            .expect("sizes from the plan");
+        let start = t_lo as usize;
+        let masses: Vec<f64> = (0..width)
+            .map(|m| out[(start + m) % size].max(0.0))
+            .collect();
+        let l2_err =
+            (1.01 * kf * FFT_C * (t + 2.0) + 2.83 * kf + FFT_C * (t + 2.0) + 2.0) * U * l2_a;
+        let fft_err = (width as f64).sqrt() * l2_err;
+        // Rounding of the folding (each bin sums at most `folds` masses): like an input error.
+        let fold_err = if folds > 1.0 { folds * U * l1_a } else { 0.0 };
+        let total_a = l1_a + self.inf_mass;
+        let growth = (kf - 1.0) * (total_a + self.err).max(1.0).ln();
+        if growth > 0.01 {
+            return None;
+        }
+        let input_err = kf * (self.err + fold_err) * growth.exp() * (1.0 + 4.0 * U);
+        let inf_mass = -(kf * (-self.inf_mass).ln_1p()).exp_m1();
+        let err = input_err + fft_err + 6.0 * (b_up + b_lo) + 8.0 * U * inf_mass + 16.0 * U;
+        let mut res = Pld {
+            h: self.h,
+            lo: self.lo * k as i64 + start as i64,
+            masses,
+            inf_mass: (inf_mass + b_up).min(1.0),
+            err,
+        };
+        res.trim_zeros();
+        let moved = res.truncate(tail);
+        res.err = (res.err + moved).min(1.0);
+        Some(res)
+    }
+
+    /// The composition of all `plds` (at least one), smallest first (a Huffman order on the
+    /// support sizes, which keeps the FFTs short), truncated after every product.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `plds` is empty, the grids differ, or `tail` is out of range.
+    pub fn compose_all(plds: &[Pld], tail: f64) -> Result<Pld> {
+        Self::check_tail(tail)?;
+        let Some(first) = plds.first() else {
+            return Err(Error::invalid("plds", "must hold at least one PLD"));
+        };
+        for p in plds {
+            first.check_same_grid(p)?;
+        }
+        let mut heap: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
+        let mut store: Vec<Option<Pld>> = plds.iter().cloned().map(Some).collect();
+        for (i, p) in plds.iter().enumerate() {
+            heap.push(Reverse((p.masses.len(), i)));
+        }
+        while heap.len() > 1 {
+            let Reverse((_, i)) = heap.pop().expect("two entries");
+            let Reverse((_, j)) = heap.pop().expect("two entries");
+            let a = store[i].take().expect("present");
+            let b = store[j].take().expect("present");
+            let c = a.compose(&b, tail)?;
+            heap.push(Reverse((c.masses.len(), store.len())));
+            store.push(Some(c));
+        }
+        let Reverse((_, i)) = heap.pop().expect("one entry");
+        Ok(store[i].take().expect("present"))
+    }
+
+    /// An upper bound of the hockey-stick divergence at `eps`:
+    /// `sum_i p_i (1 - e^{eps - l_i})_+ + inf_mass + err`, plus a bound on the float error of the
+    /// sum, rounded up and capped at 1.
+    ///
+    /// Float error: each term `p_i * (-expm1(eps - l_i))` has an error of at most
+    /// `p_i ((|l_i| + |eps|) u + 3u)` (the loss `l_i` is rounded once and `|d/dz (1 - e^z)| <= 1`
+    /// for `z <= 0`; an atom on the wrong side of `eps` through rounding contributes at most the
+    /// same), and the sum of `m` non-negative terms adds a relative `m u`.
+    pub fn delta(&self, eps: f64) -> f64 {
+        if eps.is_nan() {
+            return 1.0;
+        }
+        let n = self.masses.len();
+        // First atom that can lie above eps (one index of slack for the rounding of l_i).
+        let start = if eps.is_finite() {
+            let k = (eps / self.h).floor() - self.lo as f64 - 1.0;
+            if k <= 0.0 { 0 } else { (k as usize).min(n) }
+        } else if eps < 0.0 {
+            0
+        } else {
+            n
+        };
+        let mut sum = 0.0;
+        let mut mass = 0.0;
+        let mut max_abs_l: f64 = 0.0;
+        for i in start..n {
+            let l = self.loss(i);
+            let p = self.masses[i];
+            // Atoms just below eps may lie above it in exact arithmetic: their mass enters the
+            // margin too.
+            mass += p;
+            max_abs_l = max_abs_l.max(l.abs());
+            if l > eps {
+                sum += p * -(eps - l).exp_m1();
+            }
+        }
+        let count = (n - start) as f64;
+        let margin = (count + 8.0 + max_abs_l + eps.abs().min(1e300)) * U * mass
+            + (mass > 0.0) as u8 as f64 * f64::MIN_POSITIVE;
+        let total = (sum + margin + self.inf_mass + self.err) * (1.0 + 4.0 * U);
+        total.min(1.0)
+    }
+
+    /// The smallest `eps >= 0` (rounded up) with [`Pld::delta`]`(eps) <= delta`, or `+inf` when no
+    /// finite `eps` reaches it (the `+inf` mass plus the error bound exceed `delta`).
+    ///
+    /// Between two atoms the curve is linear in `x = e^eps`; the segment is located by a scan from
+    /// the top, the equation solved there, and the result checked with [`Pld::delta`] (and moved up
+    /// until the check passes), so the answer never depends on the accuracy of the solve.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `delta` is a finite number in `(0, 1)`.
+    pub fn epsilon(&self, delta: f64) -> Result<f64> {
+        if !(delta.is_finite() && delta > 0.0 && delta < 1.0) {
+            return Err(Error::invalid(
+                "delta",
+                format!("must be a finite number in (0, 1), got {delta}"),
+            ));
+        }
+        if self.delta(0.0) <= delta {
+            return Ok(0.0);
+        }
+        let n = self.masses.len();
+        let top = self.loss(n - 1);
+        let beyond = top.abs() * (1.0 + 1e-12) + self.h + 1.0;
+        if self.delta(beyond) > delta {
+            return Ok(f64::INFINITY);
+        }
+        let h = self.h;
+        let eh = (-h).exp();
+        let em1 = h.exp_m1();
+        let base = self.inf_mass + self.err;
+        // Scan down: d_next = sum_{i > k+1} p_i (1 - e^{l_{k+1} - l_i}) (the curve at l_{k+1}
+        // without base), v = sum_{i > k} p_i e^{-(i - k) h}.
+        let mut v = 0.0;
+        let mut d_next = 0.0;
+        let mut guess = f64::NAN;
+        for k in (0..n - 1).rev() {
+            v = eh * (self.masses[k + 1] + v);
+            let d_here = d_next + em1 * v;
+            if base + d_here > delta {
+                // Solve base + d_next + (e^h - e^{t}) v = delta, t = eps - l_k in [0, h].
+                let r = ((delta - base - d_next) / v).max(0.0);
+                let t = h + (-r * eh).max(-1.0).ln_1p();
+                guess = self.loss(k) + t.clamp(0.0, h);
+                break;
+            }
+            d_next = d_here;
+        }
+        if guess.is_nan() {
+            // Below the lowest atom: base + M - x W = delta with x relative to the lowest atom.
+            let m: f64 = self.masses.iter().sum();
+            let w = self.masses[0] + v;
+            let ratio = (base + m - delta) / w;
+            guess = self.loss(0) + if ratio > 0.0 { ratio.ln() } else { 0.0 };
+        }
+        let mut eps = guess.max(0.0);
+        let mut step = (eps.abs() * 1e-12).max(h * 1e-9);
+        for _ in 0..200 {
+            if self.delta(eps) <= delta {
+                return Ok(eps);
+            }
+            eps += step;
+            step *= 2.0;
+        }
+        // Unreachable in practice (the scan and the check agree to ~1e-10 relative): fall back
+        // to the first grid point that passes.
+        let mut eps = beyond;
+        for k in 0..n {
+            let l = self.loss(k).max(0.0) * (1.0 + 1e-12) + 1e-300;
+            if l < eps && self.delta(l) <= delta {
+                eps = l;
+                break;
+            }
+        }
+        Ok(eps)
+    }
+}
+
+/// `z^k` by binary powering.
+fn cpow(z: Complex<f64>, k: u64) -> Complex<f64> {
+    let mut result = Complex::new(1.0, 0.0);
+    let mut base = z;
+    let mut e = k;
+    loop {
+        if e & 1 == 1 {
+            result *= base;
+        }
+        e >>= 1;
+        if e == 0 {
+            return result;
+        }
+        base = base * base;
+    }
+}
+
+/// `ln M(l)` for `M(l) = sum_i p_i e^{l i}` (`l >= 0`, `p_i >= 0`), rounded up: Horner's rule
+/// with the non-negative terms has relative error below `2 n u`.
+fn log_mgf_up(p: &[f64], l: f64) -> f64 {
+    let r = l.exp() * (1.0 + 2.0 * U);
+    let mut m = 0.0f64;
+    for &x in p.iter().rev() {
+        m = m * r + x;
+    }
+    let n = p.len() as f64;
+    m.ln() + (2.1 * n + 4.0) * U + 2.0 * U * m.ln().abs()
+}
+
+/// An offset `T` (in index units, from 0) with `P(S > T) <= target` for `S` the sum of `k`
+/// independent offsets drawn from the sub-probability `p`: the Chernoff bound
+/// `P(S >= T + 1) <= exp(k ln M(l) - l (T + 1))`, minimised over `l` by golden section on
+/// `ln l` (`(k ln M(l) - ln target) / l` is unimodal in `l`).
+fn chernoff_upper(p: &[f64], k: f64, target: f64) -> f64 {
+    let n = p.len().max(1) as f64;
+    let log_target = target.ln();
+    let f = |l: f64| (k * log_mgf_up(p, l) - log_target) / l;
+    let l_max = 600.0 / n;
+    let (mut a, mut b) = ((1e-12f64).ln(), l_max.ln());
+    let phi = 0.5 * (5f64.sqrt() - 1.0);
+    let mut x1 = b - phi * (b - a);
+    let mut x2 = a + phi * (b - a);
+    let (mut f1, mut f2) = (f(x1.exp()), f(x2.exp()));
+    let mut best = f1.min(f2);
+    for _ in 0..40 {
+        if f1 <= f2 {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - phi * (b - a);
+            f1 = f(x1.exp());
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + phi * (b - a);
+            f2 = f(x2.exp());
+        }
+        best = best.min(f1).min(f2);
+    }
+    // P(S >= T + 1) <= target for T + 1 >= best.
+    let t = (best * (1.0 + 1e-12) + 1e-9).ceil() - 1.0;
+    if t.is_finite() {
+        t.max(0.0)
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Sum and Euclidean norm of non-negative masses.
+fn norms(a: &[f64]) -> (f64, f64) {
+    let mut s = 0.0;
+    let mut q = 0.0;
+    for &x in a {
+        s += x;
+        q += x * x;
+    }
+    // Relative error of the float sums (<= len * u), generously absorbed.
+    let grow = 1.0 + (a.len() as f64 + 2.0) * U;
+    (s * grow, (q * grow).sqrt() * (1.0 + U))
+}
+
+/// The convolution of two non-negative vectors with an l1 error bound of the result against the
+/// exact convolution of the same inputs. Negative outputs are clamped to 0.
+fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
+    let (na, nb) = (a.len(), b.len());
+    let (l1a, l2a) = norms(a);
+    let (l1b, l2b) = if std::ptr::eq(a, b) {
+        (l1a, l2a)
+    } else {
+        norms(b)
+    };
+    if na.min(nb) <= DIRECT_SHORT || na.saturating_mul(nb) <= DIRECT_PRODUCT {
+        let (short, long) = if na <= nb { (a, b) } else { (b, a) };
+        let mut out = vec![0.0f64; na + nb - 1];
+        for (i, &x) in short.iter().enumerate() {
+            if x == 0.0 {
+                continue;
+            }
+            for (o, &y) in out[i..].iter_mut().zip(long) {
+                *o += x * y;
+            }
+        }
+        // Each output is a sum of at most min(na, nb) non-negative products.
+        let m = na.min(nb) as f64;
+        let err = (m + 2.0) * U * 1.01 * l1a * l1b;
+        return (out, err);
+    }
+    let len = na + nb - 1;
+    let size = len.next_power_of_two();
+    let square = std::ptr::eq(a, b) || a == b;
+    let (r2c, c2r) = PLANNER.with(|p| {
+        let mut p = p.borrow_mut();
+        (p.plan_fft_forward(size), p.plan_fft_inverse(size))
+    });
+    let mut scratch = r2c.make_scratch_vec();
+    if c2r.get_scratch_len() > scratch.len() {
+        scratch.resize(c2r.get_scratch_len(), Complex::new(0.0, 0.0));
+    }
+    let forward = |x: &[f64], scratch: &mut Vec<Complex<f64>>| {
+        let mut input = vec![0.0f64; size];
+        input[..x.len()].copy_from_slice(x);
+        let mut spec = r2c.make_output_vec();
+        r2c.process_with_scratch(&mut input, &mut spec, scratch)
+            .expect("sizes from the plan");
+        spec
+    };
+    let mut fa = forward(a, &mut scratch);
+    let scale = 1.0 / size as f64;
+    if square {
+        for z in fa.iter_mut() {
+            *z = *z * *z * scale;
+        }
+    } else {
+        let fb = forward(b, &mut scratch);
+        for (z, w) in fa.iter_mut().zip(&fb) {
+            *z = *z * *w * scale;
+        }
+    }
+    // The spectrum of a real sequence has real first and last bins.
+    fa[0].im = 0.0;
+    let last = fa.len() - 1;
+    fa[last].im = 0.0;
+    let mut out = vec![0.0f64; size];
+    c2r.process_with_scratch(&mut fa, &mut out, &mut scratch)
+        .expect("sizes from the plan");
+    out.truncate(len);
+    for x in out.iter_mut() {
+        if *x < 0.0 {
+            *x = 0.0;
+        }
+    }
+    let t = size.trailing_zeros() as f64;
+    let l2_err = FFT_C * (t + 2.0) * U * (l2a * l1b + l1a * l2b);
+    let err = (len as f64).sqrt() * l2_err;
+    (out, err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact hockey-stick curve of a finite list of (loss, P-mass) atoms plus an inf mass.
+    fn atoms_delta(atoms: &[(f64, f64)], inf: f64, eps: f64) -> f64 {
+        atoms
+            .iter()
+            .map(|&(l, p)| {
+                if l > eps {
+                    p * -(eps - l).exp_m1()
+                } else {
+                    0.0
+                }
+            })
+            .sum::<f64>()
+            + inf
+    }
+
+    /// Randomized response with parameter `m * h` as a connect-the-dots PLD.
+    fn rr(m: i64, h: f64) -> Pld {
+        let eps = m as f64 * h;
+        let p = eps.exp() / (1.0 + eps.exp());
+        let atoms = [(eps, p), (-eps, 1.0 - p)];
+        let deltas: Vec<f64> = (-m..=m)
+            .map(|i| atoms_delta(&atoms, 0.0, i as f64 * h) * (1.0 + 1e-13) + 1e-17)
+            .map(|d: f64| d.min(1.0))
+            .collect();
+        Pld::from_delta_grid(h, -m, &deltas).unwrap()
+    }
+
+    fn std_normal_cdf(x: f64) -> f64 {
+        0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+    }
+
+    /// Exact Gaussian delta with mu = sensitivity / sigma (Balle and Wang 2018, Theorem 8).
+    fn gauss_delta(mu: f64, eps: f64) -> f64 {
+        std_normal_cdf(-eps / mu + mu / 2.0) - eps.exp() * std_normal_cdf(-eps / mu - mu / 2.0)
+    }
+
+    fn gaussian(mu: f64, h: f64) -> Pld {
+        let lo = ((mu * mu / 2.0 - 9.0 * mu) / h).floor() as i64;
+        let hi = ((mu * mu / 2.0 + 9.0 * mu) / h).ceil() as i64;
+        let deltas: Vec<f64> = (lo..=hi)
+            .map(|i| {
+                let eps = i as f64 * h;
+                let a = std_normal_cdf(-eps / mu + mu / 2.0);
+                let b = eps.exp() * std_normal_cdf(-eps / mu - mu / 2.0);
+                ((a - b) + 1e-12 * (a + b) + 1e-300).clamp(0.0, 1.0)
+            })
+            .collect();
+        Pld::from_delta_grid(h, lo, &deltas).unwrap()
+    }
+
+    #[test]
+    fn accounting_rr_masses_are_recovered() {
+        let h = 1e-3;
+        let p = rr(500, h);
+        let e: f64 = 0.5f64.exp();
+        assert_eq!(p.lo(), -500);
+        assert_eq!(p.masses().len(), 1001);
+        assert!((p.masses()[1000] - e / (1.0 + e)).abs() < 1e-9);
+        assert!((p.masses()[0] - 1.0 / (1.0 + e)).abs() < 1e-9);
+        let middle: f64 = p.masses()[1..1000].iter().sum();
+        assert!(middle < 1e-9, "{middle}");
+        assert!(p.err() < 1e-9 && p.err() > 0.0);
+    }
+
+    #[test]
+    fn accounting_two_rr_compose_to_two_fold_rr() {
+        let h = 1e-3;
+        let a = rr(500, h);
+        let c = a.compose(&a, 0.0).unwrap();
+        let e: f64 = 0.5f64.exp();
+        let p = e / (1.0 + e);
+        let exact = [
+            (1.0, p * p),
+            (0.0, 2.0 * p * (1.0 - p)),
+            (-1.0, (1.0 - p) * (1.0 - p)),
+        ];
+        for (l, m) in exact {
+            let i = ((l / h).round() as i64 - c.lo()) as usize;
+            assert!(
+                (c.masses()[i] - m).abs() < 1e-8,
+                "{l}: {} vs {m}",
+                c.masses()[i]
+            );
+        }
+        for eps in [0.0, 0.2, 0.5, 0.9, 0.99] {
+            let exact_d = atoms_delta(&exact, 0.0, eps);
+            let d = c.delta(eps);
+            assert!(
+                d >= exact_d && d <= exact_d + 1e-8,
+                "{eps}: {d} vs {exact_d}"
+            );
+        }
+    }
+
+    #[test]
+    fn accounting_gaussian_never_below_exact() {
+        for &mu in &[0.3, 1.0, 2.0] {
+            let h = 1e-3;
+            let g = gaussian(mu, h);
+            for k in [1u64, 3, 16] {
+                let gk = g.self_compose(k, DEFAULT_TAIL).unwrap();
+                let muk = mu * (k as f64).sqrt();
+                for i in 0..60 {
+                    let eps = i as f64 * 0.1 * muk;
+                    let exact = gauss_delta(muk, eps);
+                    let d = gk.delta(eps);
+                    assert!(d >= exact, "mu {mu} k {k} eps {eps}: {d} < {exact}");
+                    // Tight: within a few discretisation steps' worth.
+                    assert!(
+                        d <= exact + 2e-3 * muk + 1e-9,
+                        "mu {mu} k {k} eps {eps}: {d} vs {exact}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accounting_epsilon_inverts_delta() {
+        let g = gaussian(1.0, 1e-3).self_compose(10, DEFAULT_TAIL).unwrap();
+        for &target in &[1e-1, 1e-3, 1e-6, 1e-9] {
+            let eps = g.epsilon(target).unwrap();
+            assert!(g.delta(eps) <= target);
+            assert!(g.delta(eps * (1.0 - 1e-6) - 1e-9) > target || eps == 0.0);
+            let exact = gauss_delta(10f64.sqrt(), eps);
+            assert!(exact <= target);
+        }
+        assert_eq!(g.epsilon(0.999).unwrap(), 0.0);
+        assert!(g.epsilon(f64::NAN).is_err());
+        assert!(g.epsilon(0.0).is_err());
+    }
+
+    #[test]
+    fn accounting_self_compose_matches_repeated_composition() {
+        let g = gaussian(0.5, 1e-3);
+        let k = 7;
+        let sq = g.self_compose(k, DEFAULT_TAIL).unwrap();
+        let mut seq = g.clone();
+        for _ in 1..k {
+            seq = seq.compose(&g, DEFAULT_TAIL).unwrap();
+        }
+        let tol = sq.err() + seq.err() + 1e-13;
+        for i in 0..50 {
+            let eps = i as f64 * 0.1;
+            assert!(
+                (sq.delta(eps) - seq.delta(eps)).abs() <= tol + 1e-12,
+                "{eps}"
+            );
+        }
+    }
+
+    #[test]
+    fn accounting_composition_is_associative_within_err() {
+        let h = 1e-3;
+        let a = gaussian(0.7, h);
+        let b = rr(300, h);
+        let c = gaussian(1.3, h);
+        let l = a
+            .compose(&b, DEFAULT_TAIL)
+            .unwrap()
+            .compose(&c, DEFAULT_TAIL)
+            .unwrap();
+        let r = a
+            .compose(&b.compose(&c, DEFAULT_TAIL).unwrap(), DEFAULT_TAIL)
+            .unwrap();
+        let all = Pld::compose_all(&[a, b, c], DEFAULT_TAIL).unwrap();
+        for i in 0..60 {
+            let eps = i as f64 * 0.1;
+            let tol = l.err() + r.err() + 1e-12;
+            assert!((l.delta(eps) - r.delta(eps)).abs() <= tol, "{eps}");
+            assert!(
+                (l.delta(eps) - all.delta(eps)).abs() <= tol + all.err(),
+                "{eps}"
+            );
+        }
+    }
+
+    #[test]
+    fn accounting_delta_is_monotone_in_k() {
+        let g = gaussian(0.4, 1e-3);
+        let mut prev = g.clone();
+        for _ in 0..5 {
+            let next = prev.compose(&g, DEFAULT_TAIL).unwrap();
+            for i in 0..40 {
+                let eps = i as f64 * 0.1;
+                assert!(next.delta(eps) >= prev.delta(eps) - prev.err() - next.err());
+            }
+            prev = next;
+        }
+    }
+
+    #[test]
+    fn accounting_truncation_moves_mass_to_the_safe_side() {
+        let raw = |p: &Pld, eps: f64| {
+            let atoms: Vec<(f64, f64)> = (0..p.masses().len())
+                .map(|i| (p.loss(i), p.masses()[i]))
+                .collect();
+            atoms_delta(&atoms, p.inf_mass(), eps)
+        };
+        let mut p =
+            Pld::from_parts(0.5, -2, vec![1e-16, 0.3, 0.4, 0.3 - 2e-16, 1e-16], 0.0, 0.0).unwrap();
+        let before: Vec<f64> = (0..12).map(|i| raw(&p, i as f64 * 0.25 - 1.5)).collect();
+        p.truncate(1e-15);
+        assert_eq!(p.lo(), -1);
+        assert_eq!(p.masses().len(), 3);
+        assert_eq!(p.inf_mass(), 1e-16);
+        assert_eq!(p.masses()[0], 0.3 + 1e-16);
+        for (i, b) in before.iter().enumerate() {
+            assert!(raw(&p, i as f64 * 0.25 - 1.5) >= *b, "{i}");
+        }
+    }
+
+    #[test]
+    fn accounting_bad_input_is_refused() {
+        assert!(Pld::from_delta_grid(0.0, 0, &[0.5]).is_err());
+        assert!(Pld::from_delta_grid(f64::NAN, 0, &[0.5]).is_err());
+        assert!(Pld::from_delta_grid(1e-3, 0, &[]).is_err());
+        assert!(Pld::from_delta_grid(1e-3, 0, &[0.5, f64::NAN]).is_err());
+        assert!(Pld::from_delta_grid(1e-3, 0, &[0.5, 1.5]).is_err());
+        assert!(Pld::from_delta_grid(1e-3, 1 << 50, &[0.5]).is_err());
+        // A curve that is flat, then drops at once, is not convex with delta(0) = 1.
+        assert!(Pld::from_delta_grid(1e-3, 0, &[0.5, 0.5, 0.0]).is_err());
+        assert!(Pld::from_parts(1e-3, 0, vec![0.6, 0.6], 0.0, 0.0).is_err());
+        assert!(Pld::from_parts(1e-3, 0, vec![-0.1], 0.0, 0.0).is_err());
+        let a = rr(10, 1e-3);
+        let b = rr(10, 2e-3);
+        assert!(a.compose(&b, DEFAULT_TAIL).is_err());
+        assert!(a.compose(&a, f64::NAN).is_err());
+        assert!(a.self_compose(0, DEFAULT_TAIL).is_err());
+        assert!(Pld::compose_all(&[], DEFAULT_TAIL).is_err());
+    }
+
+    #[test]
+    fn accounting_fft_and_direct_convolution_agree() {
+        let a: Vec<f64> = (0..3000)
+            .map(|i| ((i as f64) * 0.37).sin().abs() / 3000.0)
+            .collect();
+        let b: Vec<f64> = (0..2000)
+            .map(|i| ((i as f64) * 0.11).cos().abs() / 2000.0)
+            .collect();
+        let (fast, err) = convolve(&a, &b);
+        let mut direct = vec![0.0; a.len() + b.len() - 1];
+        for (i, x) in a.iter().enumerate() {
+            for (j, y) in b.iter().enumerate() {
+                direct[i + j] += x * y;
+            }
+        }
+        let l1: f64 = fast.iter().zip(&direct).map(|(x, y)| (x - y).abs()).sum();
+        assert!(l1 <= err, "{l1} > {err}");
+        assert!(err < 1e-9);
+    }
+}
