@@ -51,6 +51,7 @@ earlier outputs needs a privacy filter, which this module does not provide.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Tuple
 
@@ -100,6 +101,19 @@ _MAX_LOSS = 700.0
 # --------------------------------------------------------------------------------------------
 # The curve
 # --------------------------------------------------------------------------------------------
+
+_POOL: "ThreadPoolExecutor | None" = None
+
+
+def _each(fn: Callable[[int], object], count: int) -> List[object]:
+    """``[fn(0), ..., fn(count - 1)]``; two directions run on two threads (the Rust core
+    releases the GIL)."""
+    global _POOL
+    if count == 1:
+        return [fn(0)]
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="privlearn-pld")
+    return list(_POOL.map(fn, range(count)))
 
 
 def _from_parts(dirs: Tuple[object, ...], h: float, neighbours: str) -> "PldCurve":
@@ -254,8 +268,11 @@ class PldCurve:
         kk = check_integer(k, "k", 1)
         if kk == 1:
             return self
+        dirs = self._dirs
         return _from_parts(
-            tuple(d.self_compose(kk, _TAIL) for d in self._dirs), self._h, self._neighbours
+            tuple(_each(lambda i: dirs[i].self_compose(kk, _TAIL), len(dirs))),
+            self._h,
+            self._neighbours,
         )
 
     __rmul__ = __mul__
@@ -317,14 +334,16 @@ def compose_pld(curves: Iterable[PldCurve]) -> PldCurve:
         counts[id(c)] = counts.get(id(c), 0) + 1
         unique[id(c)] = c
     ndirs = max(c.directions for c in items)
-    out = []
-    for direction in range(ndirs):
+
+    def one(direction: int) -> object:
         parts = []
         for key, c in unique.items():
             core = c._dirs[min(direction, len(c._dirs) - 1)]
             k = counts[key]
             parts.append(core if k == 1 else core.self_compose(k, _TAIL))
-        out.append(parts[0] if len(parts) == 1 else _core.PldCore.compose_all(parts, _TAIL))
+        return parts[0] if len(parts) == 1 else _core.PldCore.compose_all(parts, _TAIL)
+
+    out = _each(one, ndirs)
     return _from_parts(tuple(out), first._h, first._neighbours)
 
 

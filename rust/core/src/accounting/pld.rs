@@ -52,9 +52,8 @@
 //! which only brings them closer to the (non-negative) exact values.
 
 use std::cell::RefCell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
+use rayon::prelude::*;
 use realfft::RealFftPlanner;
 use realfft::num_complex::Complex;
 
@@ -583,17 +582,23 @@ impl Pld {
     ///
     /// Error: the exact k-fold of the exact PLD is within `k err (1 + err)^(k-1)` (l1, times the
     /// total mass to the power `k - 1`) of the k-fold of the stored masses (telescoping). The FFT:
-    /// `||dA||_2 <= FFT_C (t + 2) u sqrt(N) ||a||_2`; as `|A_j| <= 1`, the k-th power multiplies
-    /// it by at most `k (1 + |dA_j|)^(k-1) <= 1.01 k` (checked: `k |dA_j| <= 0.005`) and
-    /// binary powering in complex floats adds a relative `(k - 1) * 2.83u` (Higham, Lemma 3.5, per
-    /// product); the inverse transform adds `FFT_C (t + 2) u ||c||_2` with `||c||_2 <= ||a||_2`.
-    /// The l1 error over the `W` kept entries is at most `sqrt(W)` times the l2 error.
+    /// each output of the forward transform is a tree of `t` butterfly levels over the inputs,
+    /// and each level's rounding error is at most `eta` (about `8u`, module documentation) times
+    /// the sum of the moduli feeding it, itself at most `||a||_1`, so every bin is within
+    /// `eps_A = FFT_C (t + 2) u ||a||_1` of the exact one (a componentwise form of Higham's
+    /// Theorem 24.2 argument). The k-th power of a bin then errs by at most
+    /// `k m^(k-1) eps_A + 2.83 k u m^k` with `m = |A_j| + eps_A` (mean value theorem, and binary
+    /// powering in complex floats: a relative `2.83u` per product, Higham Lemma 3.5, at most
+    /// `k - 1` products' worth), which is tiny except on the few bins where `|A_j|` is near 1;
+    /// these bounds are summed in l2 over the spectrum, and the inverse transform (norm
+    /// `1/sqrt(N)`) adds `FFT_C (t + 2) u ||c||_2`, `||c||_2 <= ||a||_2`. The l1 error over the
+    /// `W` kept entries is at most `sqrt(W)` times the l2 error.
     fn power_fft(&self, k: u64, tail: f64) -> Option<Pld> {
         let a = &self.masses;
         let n = a.len();
         let kf = k as f64;
         let span = (n as f64 - 1.0) * kf;
-        if !(span < (MAX_INDEX as f64)) {
+        if span.is_nan() || span >= MAX_INDEX as f64 {
             return None;
         }
         let target = (tail * 1e-3).max(1e-300);
@@ -601,7 +606,7 @@ impl Pld {
         let reversed: Vec<f64> = a.iter().rev().copied().collect();
         let lo_edge = span - chernoff_upper(&reversed, kf, target);
         let (t_lo, t_hi) = (lo_edge.max(0.0), hi.min(span));
-        if !(t_hi >= t_lo) {
+        if t_hi.is_nan() || t_lo.is_nan() || t_hi < t_lo {
             return None;
         }
         let b_up = if hi < span { target } else { 0.0 };
@@ -610,16 +615,17 @@ impl Pld {
         if width > MAX_LEN / 2 {
             return None;
         }
-        let size = width.next_power_of_two().max(2);
-        let t = size.trailing_zeros() as f64;
+        let size = fft_size(width);
+        let t = levels(size);
         let mut buf = vec![0.0f64; size];
         for (i, &x) in a.iter().enumerate() {
             buf[i % size] += x;
         }
         let folds = n.div_ceil(size) as f64;
         let (l1_a, l2_a) = norms(&buf);
-        let da = FFT_C * (t + 2.0) * U * (size as f64).sqrt() * l2_a;
-        if kf * da > 0.005 || l1_a > 1.0 + 1e-6 {
+        // Componentwise bound on the forward transform's error per bin (see the doc comment).
+        let eps_a = FFT_C * (t + 2.0) * U * l1_a;
+        if kf * eps_a > 0.005 || l1_a > 1.0 + 1e-6 {
             return None;
         }
         let (r2c, c2r) = PLANNER.with(|p| {
@@ -634,11 +640,31 @@ impl Pld {
         r2c.process_with_scratch(&mut buf, &mut spec, &mut scratch)
             .expect("sizes from the plan");
         let scale = 1.0 / size as f64;
-        for z in spec.iter_mut() {
+        let last = spec.len() - 1;
+        // Sum over the full spectrum (bins 1..N/2-1 stand for two conjugate bins) of the squared
+        // per-bin error bound of the k-th power.
+        let mut dc2 = 0.0f64;
+        // Bins with m below `skip` have m^(k-1) < e^-60: their bound is below e^-60 k eps_A.
+        let skip = (-60.0 / (kf - 1.0)).exp();
+        let mut skipped = 0.0f64;
+        for (j, z) in spec.iter_mut().enumerate() {
+            let m = z.norm() * (1.0 + 4.0 * U) + eps_a;
+            if m < skip {
+                skipped += 1.0;
+                *z = cpow(*z, k) * scale;
+                continue;
+            }
+            let log_m = m.ln();
+            if (kf - 1.0) * log_m > 30.0 {
+                return None;
+            }
+            let bound =
+                kf * ((kf - 1.0) * log_m).exp() * eps_a + 2.83 * kf * U * (kf * log_m).exp();
+            let w = if j == 0 || j == last { 1.0 } else { 2.0 };
+            dc2 += w * bound * bound;
             *z = cpow(*z, k) * scale;
         }
         spec[0].im = 0.0;
-        let last = spec.len() - 1;
         spec[last].im = 0.0;
         let mut out = vec![0.0f64; size];
         c2r.process_with_scratch(&mut spec, &mut out, &mut scratch)
@@ -647,8 +673,12 @@ impl Pld {
         let masses: Vec<f64> = (0..width)
             .map(|m| out[(start + m) % size].max(0.0))
             .collect();
+        // ||dc||_2 <= ||dC||_2 / sqrt(N) (the normalised inverse transform has norm 1/sqrt(N))
+        // plus the inverse transform's own error and the scaling.
+        // Skipped bins: m^(k-1) < e^-60 and m^k < e^-60.
+        let dc2 = dc2 + 2.0 * skipped * (kf * (-60f64).exp() * (eps_a + 2.83 * U)).powi(2);
         let l2_err =
-            (1.01 * kf * FFT_C * (t + 2.0) + 2.83 * kf + FFT_C * (t + 2.0) + 2.0) * U * l2_a;
+            dc2.sqrt() * (1.0 + 1e-6) / (size as f64).sqrt() + (FFT_C * (t + 2.0) + 2.0) * U * l2_a;
         let fft_err = (width as f64).sqrt() * l2_err;
         // Rounding of the folding (each bin sums at most `folds` masses): like an input error.
         let fold_err = if folds > 1.0 { folds * U * l1_a } else { 0.0 };
@@ -673,8 +703,9 @@ impl Pld {
         Some(res)
     }
 
-    /// The composition of all `plds` (at least one), smallest first (a Huffman order on the
-    /// support sizes, which keeps the FFTs short), truncated after every product.
+    /// The composition of all `plds` (at least one), in rounds: the PLDs are sorted by support
+    /// size and neighbours in that order are composed pairwise (in parallel), so the FFTs stay
+    /// short; each product is truncated on the safe side.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if `plds` is empty, the grids differ, or `tail` is out of range.
@@ -686,22 +717,22 @@ impl Pld {
         for p in plds {
             first.check_same_grid(p)?;
         }
-        let mut heap: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
-        let mut store: Vec<Option<Pld>> = plds.iter().cloned().map(Some).collect();
-        for (i, p) in plds.iter().enumerate() {
-            heap.push(Reverse((p.masses.len(), i)));
+        let mut level: Vec<Pld> = plds.to_vec();
+        while level.len() > 1 {
+            level.sort_by_key(|p| p.masses.len());
+            let odd = if !level.len().is_multiple_of(2) {
+                level.pop()
+            } else {
+                None
+            };
+            let mut next: Vec<Pld> = level
+                .par_chunks(2)
+                .map(|pair| pair[0].compose(&pair[1], tail))
+                .collect::<Result<Vec<Pld>>>()?;
+            next.extend(odd);
+            level = next;
         }
-        while heap.len() > 1 {
-            let Reverse((_, i)) = heap.pop().expect("two entries");
-            let Reverse((_, j)) = heap.pop().expect("two entries");
-            let a = store[i].take().expect("present");
-            let b = store[j].take().expect("present");
-            let c = a.compose(&b, tail)?;
-            heap.push(Reverse((c.masses.len(), store.len())));
-            store.push(Some(c));
-        }
-        let Reverse((_, i)) = heap.pop().expect("one entry");
-        Ok(store[i].take().expect("present"))
+        Ok(level.pop().expect("one PLD"))
     }
 
     /// An upper bound of the hockey-stick divergence at `eps`:
@@ -823,6 +854,23 @@ impl Pld {
     }
 }
 
+/// The FFT length used for `len` outputs: the smallest `2^a` or `3 * 2^a` (even, >= 2) that is
+/// at least `len` (rustfft has fast radix-3 butterflies).
+fn fft_size(len: usize) -> usize {
+    let p2 = len.next_power_of_two().max(2);
+    let p3 = 3 * len.div_ceil(3).next_power_of_two().max(1);
+    if p3 < p2 && p3.is_multiple_of(2) {
+        p3
+    } else {
+        p2
+    }
+}
+
+/// Butterfly levels of an FFT of length `size` (`2^a` or `3 * 2^a`): `ceil(log2(size))`.
+fn levels(size: usize) -> f64 {
+    (size as f64).log2().ceil()
+}
+
 /// `z^k` by binary powering.
 fn cpow(z: Complex<f64>, k: u64) -> Complex<f64> {
     let mut result = Complex::new(1.0, 0.0);
@@ -932,7 +980,7 @@ fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
         return (out, err);
     }
     let len = na + nb - 1;
-    let size = len.next_power_of_two();
+    let size = fft_size(len);
     let square = std::ptr::eq(a, b) || a == b;
     let (r2c, c2r) = PLANNER.with(|p| {
         let mut p = p.borrow_mut();
@@ -975,7 +1023,7 @@ fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
             *x = 0.0;
         }
     }
-    let t = size.trailing_zeros() as f64;
+    let t = levels(size);
     let l2_err = FFT_C * (t + 2.0) * U * (l2a * l1b + l1a * l2b);
     let err = (len as f64).sqrt() * l2_err;
     (out, err)
