@@ -120,10 +120,45 @@ def test_refusals():
         ledger_to_dp_event([object()])
 
 
-def test_neighboring_relation_mapping():
+def test_neighboring_relation_reproduces_privlearns_pairs():
     nr = dp_accounting.NeighboringRelation
-    assert neighboring_relation("replace-one") is nr.REPLACE_ONE
-    assert neighboring_relation("add/remove-one") is nr.ADD_OR_REMOVE_ONE
+    g = to_dp_event(PrivacyEvent.gaussian(4.0))
+    rr = to_dp_event(PrivacyEvent.randomized_response(0.5, 2))
+    assert neighboring_relation(g) is nr.ADD_OR_REMOVE_ONE
+    assert neighboring_relation(de.SelfComposedDpEvent(rr, 3)) is nr.REPLACE_ONE
+    with pytest.raises(InvalidParameterError, match="separately"):
+        neighboring_relation(de.ComposedDpEvent([g, rr]))
+    # dp_accounting's PLD accountant under REPLACE_ONE doubles a Gaussian's shift: the
+    # relation matters (10-fold sigma = 4: about 3.75 vs 8.31 at delta = 1e-6).
+    from dp_accounting.pld import PLDAccountant
+
+    eps = {}
+    for rel in (nr.ADD_OR_REMOVE_ONE, nr.REPLACE_ONE):
+        acc = PLDAccountant(neighboring_relation=rel, value_discretization_interval=1e-3)
+        acc.compose(g, 10)
+        eps[rel] = acc.get_epsilon(1e-6)
+    ours = (10 * PrivacyEvent.gaussian(4.0).to_pld(1e-3)).epsilon(1e-6)
+    assert abs(ours - eps[nr.ADD_OR_REMOVE_ONE]) < 0.01
+    assert eps[nr.REPLACE_ONE] > 2 * ours
+
+
+def test_repeated_randomized_response_is_exported_as_copies():
+    # dp_accounting 0.6.0's PLD accountant ignores the count of a randomized-response event:
+    # exporting k copies makes it see all k.
+    from dp_accounting.pld import PLDAccountant
+
+    rep = PrivacyEvent.repeated(PrivacyEvent.randomized_response(0.5, 2), 10)
+    exported = to_dp_event(rep)
+    assert isinstance(exported, de.ComposedDpEvent) and len(exported.events) == 10
+    acc = PLDAccountant(
+        neighboring_relation=neighboring_relation(exported), value_discretization_interval=1e-4
+    )
+    acc.compose(exported)
+    ours = rep.to_pld(1e-4).epsilon(1e-6)
+    assert abs(acc.get_epsilon(1e-6) - ours) < 0.01
+    assert ours > 9 * 0.5 * 0.5  # far above one mechanism's 0.5
+    with pytest.raises(InvalidParameterError):
+        to_dp_event(PrivacyEvent.repeated(PrivacyEvent.pure(0.1), 100_001))
 
 
 def _their_rdp_epsilon(dp_event, delta, relation):
@@ -148,23 +183,27 @@ def test_rdp_ledger_agrees_with_dp_accounting():
         acct.spend(ev, f"e{i}")
     exported = acct.to_dp_event()
     assert isinstance(exported, de.ComposedDpEvent) and len(exported.events) == len(spends)
-    theirs = _their_rdp_epsilon(exported, 1e-6, neighboring_relation(acct.neighbours))
+    theirs = _their_rdp_epsilon(exported, 1e-6, dp_accounting.NeighboringRelation.REPLACE_ONE)
     ours = acct.spent.epsilon
     assert ours == rdp_to_dp(acct.spent_native, 1e-6).epsilon
     assert abs(ours - theirs) <= 1e-9 * theirs, (ours, theirs)
     acct.spend(PrivacyEvent.bounded_range(0.05), "em")
-    theirs = _their_rdp_epsilon(acct.to_dp_event(), 1e-6, neighboring_relation(acct.neighbours))
+    theirs = _their_rdp_epsilon(
+        acct.to_dp_event(), 1e-6, dp_accounting.NeighboringRelation.REPLACE_ONE
+    )
     assert acct.spent.epsilon <= theirs + 1e-12
     # the power check: a Gaussian exported with half its noise would be seen
     wrong = de.ComposedDpEvent(list(exported.events) + [de.GaussianDpEvent(3.0)])
-    assert _their_rdp_epsilon(wrong, 1e-6, neighboring_relation("replace-one")) > ours + 0.1
+    assert (
+        _their_rdp_epsilon(wrong, 1e-6, dp_accounting.NeighboringRelation.REPLACE_ONE) > ours + 0.1
+    )
 
 
 def test_subsampled_gaussian_ledger_agrees_with_dp_accounting():
     acct = Accountant(Budget(3.0, 1e-5), "rdp", neighbours="add/remove-one", order=8.0)
     step = PrivacyEvent.subsampled_gaussian(0.01, 1.0)
     acct.spend(PrivacyEvent.repeated(step, 500), "epochs")
-    theirs = _their_rdp_epsilon(acct.to_dp_event(), 1e-5, neighboring_relation("add/remove-one"))
+    theirs = _their_rdp_epsilon(acct.to_dp_event(), 1e-5, neighboring_relation(acct.to_dp_event()))
     ours = acct.spent.epsilon
     # Our fractional orders hold the chord of ln A (an upper bound), theirs the exact value:
     # ours >= theirs at each order, and close.
@@ -176,16 +215,15 @@ def test_pld_plan_agrees_with_dp_accounting():
     from dp_accounting.pld import PLDAccountant
 
     v = 1e-4
-    g = PrivacyEvent.gaussian(4.0)
-    rr = PrivacyEvent.randomized_response(0.5, 2)
-    plan = [g] * 10 + [rr] * 3
-    acct = Accountant(Budget(5.0, 1e-6), "pld", plan=plan, value_discretization=v)
+    plan = [PrivacyEvent.gaussian(4.0)] * 10 + [PrivacyEvent.laplace(2.0)] * 3
+    acct = Accountant(Budget(6.0, 1e-6), "pld", plan=plan, value_discretization=v)
     for i, ev in enumerate(plan):
         acct.spend(ev, f"e{i}")
+    exported = acct.to_dp_event()
     theirs_acc = PLDAccountant(
-        neighboring_relation=neighboring_relation("replace-one"), value_discretization_interval=v
+        neighboring_relation=neighboring_relation(exported), value_discretization_interval=v
     )
-    theirs_acc.compose(acct.to_dp_event())
+    theirs_acc.compose(exported)
     theirs = theirs_acc.get_epsilon(1e-6)
     ours = acct.spent.epsilon
     # both pessimistic: each within a few discretisation intervals of the exact value

@@ -30,17 +30,23 @@ PrivacyEvent                   DpEvent
 =============================  ================================================================
 
 **Neighbouring relations.** A ``DpEvent`` carries none; dp_accounting's accountants take one
-(``NeighboringRelation.ADD_OR_REMOVE_ONE`` by default, or ``REPLACE_ONE``). Evaluate an
-exported event with :func:`neighboring_relation` of the event's (or accountant's)
-``neighbours``. For the mechanisms without subsampling the noise multiplier is relative to the
-sensitivity *for the event's relation*, and dp_accounting's dominating pair (for example
-:math:`N(0, z^2)` against :math:`N(1, z^2)`) is then the same under either relation; it refuses
-some pairs of event and relation (``LaplaceDpEvent`` under ``REPLACE_ONE`` in its PLD
-accountant, ``RandomizedResponseDpEvent`` under ``ADD_OR_REMOVE_ONE``); for those, evaluate
-with the relation it accepts, which gives the same numbers. ``PoissonSampledDpEvent`` is
-add/remove-one only, as is privlearn's ``subsampled_gaussian``. :func:`from_dp_event` states
-the ``neighbours`` given to it on every imported event (except a Poisson-subsampled Gaussian:
-add/remove-one).
+(``NeighboringRelation.ADD_OR_REMOVE_ONE`` by default, or ``REPLACE_ONE``), and it changes the
+dominating pair they build: their ``GaussianDpEvent(z)`` is :math:`N(0, z^2)` against
+:math:`N(1, z^2)` under ``ADD_OR_REMOVE_ONE`` but against a shift of 2 under ``REPLACE_ONE``
+in the PLD accountant (dp_accounting's sensitivities are per added or removed record).
+privlearn's events state their sensitivity *for their own relation*, so their pairs are
+dp_accounting's pairs under ``ADD_OR_REMOVE_ONE`` for the shifted-noise events (Gaussian,
+Laplace, discrete Laplace, Poisson-subsampled), and under ``REPLACE_ONE`` for
+``RandomizedResponseDpEvent`` (the only relation dp_accounting accepts for it).
+:func:`neighboring_relation` returns, for an exported event, the relation that reproduces
+privlearn's pairs, and refuses an export that mixes the two kinds (check its parts
+separately). :func:`from_dp_event` states the ``neighbours`` given to it on every imported
+event (except a Poisson-subsampled Gaussian: add/remove-one).
+
+**A peer defect worked around.** dp_accounting 0.6.0's PLD accountant ignores the count of a
+``RandomizedResponseDpEvent`` (``compose(rr, 10)`` and ``SelfComposedDpEvent(rr, 10)`` report
+the epsilon of one), so a repeated event containing randomized response is exported as a
+``ComposedDpEvent`` of its copies (for up to 100,000 copies; refused beyond).
 """
 
 from __future__ import annotations
@@ -50,15 +56,15 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable
 
-from .._validate import check_choice
 from ..errors import InvalidParameterError
 from ._event import PrivacyEvent
-from ._neighbours import NEIGHBOURS, REPLACE_ONE, _neighbours_arg
+from ._neighbours import REPLACE_ONE, _neighbours_arg
 from ._numerics import _float_down, _float_up
 
 __all__ = ["from_dp_event", "ledger_to_dp_event", "neighboring_relation", "to_dp_event"]
 
 _DIGITS = 60
+_MAX_RR_COPIES = 100_000
 _MARGIN = Decimal(10) ** -45  # relative: far above the rounding error of a few 60-digit ops
 
 
@@ -73,10 +79,33 @@ def _dp_event_module() -> Any:
     return dp_event
 
 
-def neighboring_relation(neighbours: str = REPLACE_ONE) -> Any:
-    """dp_accounting's ``NeighboringRelation`` for a privlearn relation (``"replace-one"`` ->
-    ``REPLACE_ONE``, ``"add/remove-one"`` -> ``ADD_OR_REMOVE_ONE``)."""
-    nb = check_choice(neighbours, "neighbours", NEIGHBOURS)
+_SHIFTED = ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent")
+
+
+def _leaf_kinds(dp_event: Any) -> set:
+    """The class names of the events inside an exported ``DpEvent``."""
+    name = type(dp_event).__name__
+    if name == "ComposedDpEvent":
+        return set().union(*(_leaf_kinds(e) for e in dp_event.events))
+    if name == "SelfComposedDpEvent":
+        return _leaf_kinds(dp_event.event)
+    return {name}
+
+
+def neighboring_relation(dp_event: Any) -> Any:
+    """dp_accounting's ``NeighboringRelation`` under which its accountants build the same
+    dominating pairs as privlearn's events for ``dp_event`` (an export of
+    :func:`to_dp_event` or :meth:`Accountant.to_dp_event`): ``REPLACE_ONE`` if it contains
+    randomized response, else ``ADD_OR_REMOVE_ONE`` (see the module docstring).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``dp_event`` mixes randomized response with shifted-noise events (no single
+        relation reproduces both pairs: check the parts separately).
+    ImportError
+        If dp_accounting is not installed.
+    """
     try:
         from dp_accounting import NeighboringRelation
     except ImportError as exc:  # pragma: no cover
@@ -84,9 +113,16 @@ def neighboring_relation(neighbours: str = REPLACE_ONE) -> Any:
             "neighboring_relation needs the optional package dp-accounting: "
             "pip install dp-accounting"
         ) from exc
-    if nb == REPLACE_ONE:
-        return NeighboringRelation.REPLACE_ONE
-    return NeighboringRelation.ADD_OR_REMOVE_ONE
+    kinds = _leaf_kinds(dp_event)
+    rr = "RandomizedResponseDpEvent" in kinds
+    if rr and kinds.intersection(_SHIFTED):
+        raise InvalidParameterError(
+            "dp_event: mixes randomized response (dp_accounting: REPLACE_ONE only) with "
+            "shifted-noise events (privlearn's pairs are dp_accounting's under "
+            "ADD_OR_REMOVE_ONE); check the parts separately",
+            "dp_event",
+        )
+    return NeighboringRelation.REPLACE_ONE if rr else NeighboringRelation.ADD_OR_REMOVE_ONE
 
 
 def _div_down(a: float, b: float) -> float:
@@ -169,7 +205,16 @@ def _export(event: PrivacyEvent, de: Any) -> Any:
     if k == "composed":
         return de.ComposedDpEvent(events=[_export(e, de) for e in p])
     if k == "repeated":
-        return de.SelfComposedDpEvent(event=_export(p[0], de), count=int(p[1]))
+        inner, count = _export(p[0], de), int(p[1])
+        if "RandomizedResponseDpEvent" in _leaf_kinds(inner):
+            if count > _MAX_RR_COPIES:
+                raise _refuse(
+                    event,
+                    f"dp_accounting 0.6 ignores the count of randomized response, and more "
+                    f"than {_MAX_RR_COPIES} explicit copies are not exported",
+                )
+            return de.ComposedDpEvent(events=[inner] * count)
+        return de.SelfComposedDpEvent(event=inner, count=count)
     if k == "approx":
         raise _refuse(event, "dp_accounting has no (epsilon, delta) event")
     raise _refuse(event, "dp_accounting has no event for an arbitrary RDP curve")
