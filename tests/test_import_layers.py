@@ -125,6 +125,9 @@ FAMILY_LAYER = "families"
 BINDING_USERS: Tuple[str, ...] = (
     "privlearn",  # the package root: __version__ only
     "privlearn.random",
+    # PLD composition (FFT over up to millions of grid points) is a compiled kernel (issue 18);
+    # the rest of the accounting stays pure Python.
+    "privlearn.accounting._pld",
     "privlearn.gf2",
     "privlearn.hypotheses",
     "privlearn.mechanisms",
