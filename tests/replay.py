@@ -8,7 +8,8 @@ release runs once on each side, each time with a fresh
 
 (a) **control flow**: both sides return, or both raise the same exception type with the same
     message (an error after the data was read must not carry data-dependent values);
-(b) **charge**: the two ledgers are identical (labels, budgets, kinds) and so is ``spent``;
+(b) **charge**: the two ledgers are identical (labels, budgets, kinds, native privacy events)
+    and so is ``spent``;
 (c) **shape**: the outputs have the same structure (types, dtypes, shapes, recursively through
     containers and the fitted attributes ``name_`` of estimators);
 (d) **sensitivity of the release**: where the entry declares a noise-free part that moves
@@ -308,7 +309,7 @@ class _SVTProxy:
 class Outcome:
     value: Any
     error: Optional[Tuple[str, str]]
-    ledger: Tuple[Tuple[str, Budget, str], ...]
+    ledger: Tuple[Tuple[str, Optional[Budget], str, Any], ...]
     spent: Budget
     calls: List[Call]
 
@@ -324,7 +325,9 @@ def run_once(entry: Entry, data: Data, seed: int) -> Outcome:
             raise
         except Exception as exc:  # noqa: BLE001 - the exception itself is compared
             error = (type(exc).__module__ + "." + type(exc).__qualname__, str(exc))
-    ledger = tuple((e.label, e.budget, e.kind) for e in acc.ledger)
+    # The native privacy event charged (issue 18) is compared too: the same mechanism, with the
+    # same parameters, must be charged on both datasets.
+    ledger = tuple((e.label, e.budget, e.kind, e.event) for e in acc.ledger)
     return Outcome(value, error, ledger, acc.spent, tap.calls)
 
 

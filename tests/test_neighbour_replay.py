@@ -1206,6 +1206,17 @@ def _fake_charge(data: Any, acc: Any, seed: int) -> Any:
     return M.laplace(column_sums(data), 3.0, eps, rng=seed, accountant=acc)
 
 
+def _fake_event(data: Any, acc: Any, seed: int) -> Any:
+    # The same (epsilon, delta) budget on both sides, but the native event (the Gaussian's
+    # noise, which a zCDP or PLD accountant composes by) reads the data.
+    from privlearn.accounting import PrivacyEvent
+
+    sigma = 8.0 if data[0][0, 0] > 0.5 else 9.0
+    event = PrivacyEvent.gaussian(sigma, budget=Budget(EPS, 1e-3))
+    acc.spend(event, "gaussian")
+    return column_sums(data)
+
+
 def _fake_shape(data: Any, acc: Any, seed: int) -> Any:
     out = M.laplace(column_sums(data), 3.0, EPS, rng=seed, accountant=acc)
     return out if data[0][0, 0] > 0.5 else out[:2]  # a release whose length reads the data
@@ -1262,6 +1273,7 @@ WRONG = [
         structure=_answers,
     ),
     Entry("data-dependent charge", _fake_charge, unit_pairs),
+    Entry("data-dependent privacy event", _fake_event, unit_pairs, loss_sum=False),
     Entry("data-dependent shape", _fake_shape, unit_pairs),
     Entry("data in the error message", _fake_message, unit_pairs),
     Entry("data-dependent refusal", _fake_refusal, unit_pairs),
@@ -1324,6 +1336,7 @@ def test_power_single_pair_messages() -> None:
     cases = {
         "laplace at half the sensitivity": "calibrated with",
         "data-dependent charge": "charge depends on the data",
+        "data-dependent privacy event": "charge depends on the data",
         "data-dependent shape": "shape depends on the data",
         "data in the error message": "control flow depends on the data",
         "noise drawn from the data": "declared sensitivity",
