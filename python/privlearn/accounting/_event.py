@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from .._validate import (
     check_delta,
@@ -709,7 +709,102 @@ def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
         return _pld.pld_randomized_response(p[0], p[1], **kw)
     if k == "subsampled_gaussian":
         return _pld.pld_subsampled_gaussian(p[0], p[1], value_discretization=v)
-    if k == "composed":
-        return _pld.compose_pld([_pld_of(e, v) for e in p])
-    assert k == "repeated", k
-    return p[1] * _pld_of(p[0], v)  # type: ignore[no-any-return]
+    assert k in ("composed", "repeated"), k
+    return _composed_pld(event, v)
+
+
+def _sqrt_up(x: Fraction) -> float:
+    """The smallest float >= sqrt(x), for an exact ``x > 0``: an integer square root of the
+    scaled numerator times denominator (at least 128 bits), rounded up, then :func:`_float_up`."""
+    n, d = x.numerator, x.denominator
+    nd = n * d
+    t = max(0, (130 - nd.bit_length()) // 2 + 1)
+    scaled = nd << (2 * t)
+    r = math.isqrt(scaled)
+    if r * r < scaled:
+        r += 1
+    return _float_up(Fraction(r, d << t))
+
+
+def _sum_squares_up(ratios: Dict[Tuple[float, float], int]) -> Fraction:
+    r"""An exact upper bound of :math:`\sum k (\Delta/\sigma)^2` over ``{(sigma, Delta): k}``:
+    each square, an exact rational of two floats' integer ratios, is rounded *up* to 64
+    significant bits (an integer ceiling), and the terms are summed exactly on a common
+    power-of-two scale (fast integer additions instead of fractions with growing
+    denominators). Relative excess below 2^-63."""
+    qs = []
+    for (s, d), k in ratios.items():
+        nd, dd = d.as_integer_ratio()
+        ns, ds = s.as_integer_ratio()
+        num = (nd * ds) ** 2 * k
+        den = (ns * dd) ** 2
+        shift = max(0, 64 - num.bit_length() + den.bit_length())
+        qs.append((-((-num << shift) // den), shift))  # ceil(num 2^shift / den)
+    top = max(sh for _, sh in qs)
+    return Fraction(sum(q << (top - sh) for q, sh in qs), 1 << top)
+
+
+def _composed_pld(event: PrivacyEvent, v: float) -> "PldCurve":
+    r"""The PLD of a ``composed`` or ``repeated`` event: exact algebraic merges first, then one
+    composition of the remaining parts.
+
+    The event tree is flattened into leaves with multiplicities (a ``repeated`` part multiplies
+    the counts of its parts). **Gaussian merge:** all Gaussian leaves (noise :math:`\sigma_i`,
+    sensitivity :math:`\Delta_i`, the one relation of the event) become *one* Gaussian PLD with
+    :math:`\mu = \sqrt{\sum_i k_i \mu_i^2}`, :math:`\mu_i = \Delta_i/\sigma_i`. This is
+    exact: the dominating pair of the Gaussian mechanism is :math:`(N(0,1), N(\mu_i,1))`, whose
+    privacy loss under :math:`P` is :math:`N(\mu_i^2/2, \mu_i^2)`; the loss of a composition is
+    the sum of independent losses, :math:`N(\mu^2/2, \mu^2)`, which is the loss of
+    :math:`(N(0,1), N(\mu,1))` (Dong, Roth and Su, "Gaussian Differential Privacy", JRSS-B 2022,
+    Corollary 3.3: the composition of :math:`\mu_i`-GDP mechanisms is :math:`\mu`-GDP, and the
+    Gaussian mechanism is exactly :math:`\mu_i`-GDP). :math:`\sum_i k_i \mu_i^2` is bounded
+    above exactly (each term rounded up to 64 significant bits, the sum exact:
+    :func:`_sum_squares_up`) and its square root rounded *up* to a float (:func:`_sqrt_up`): a
+    larger :math:`\mu` is a less private Gaussian (its :math:`\delta(\varepsilon)` is
+    increasing in :math:`\mu`), so the merge is on the safe side, and the one discretisation of
+    the merged curve replaces one per mechanism. A single Gaussian
+    leaf of count 1 keeps :func:`~privlearn.accounting._pld.pld_gaussian`'s own curve.
+
+    The other leaves are built by their own constructors (equal parameters give the same cached
+    curve) and passed with their counts to the composition of :mod:`privlearn.accounting._pld`
+    (``_compose_counted``): equal curves are grouped, the repeated ones composed with each other
+    once and self-composed by their smallest common count, the rest convolved in rounds,
+    smallest support first. A leaf without a PLD form (``zcdp``, ``rdp``) raises. All leaves share the event's
+    neighbouring relation (checked when the event was built)."""
+    from . import _pld
+
+    ratios: Dict[Tuple[float, float], int] = {}
+    gaussians: List[Tuple[PrivacyEvent, int]] = []
+    counts: Dict[PrivacyEvent, int] = {}
+    stack = [(event, 1)]
+    while stack:
+        e, c = stack.pop()
+        if e._kind == "composed":
+            stack.extend((x, c) for x in e._params)
+        elif e._kind == "repeated":
+            stack.append((e._params[0], c * e._params[1]))
+        elif e._kind == "gaussian":
+            ratios[e._params] = ratios.get(e._params, 0) + c
+            gaussians.append((e, c))
+        else:
+            counts[e] = counts.get(e, 0) + c
+    terms = [(_pld_of(e, v), c) for e, c in counts.items()]
+    if len(gaussians) == 1 and gaussians[0][1] == 1:
+        terms.append((_pld_of(gaussians[0][0], v), 1))
+    elif gaussians:
+        mu = _sqrt_up(_sum_squares_up(ratios))
+        if not (math.isfinite(mu) and mu > 0.0):
+            raise InvalidParameterError(
+                f"event: the Gaussian parts of {event!r} compose to mu = sqrt(sum (sensitivity / "
+                "sigma)^2) that is not a positive finite float",
+                "event",
+            )
+        terms.append(
+            (
+                _pld.pld_gaussian(
+                    1.0, sensitivity=mu, neighbours=event._neighbours, value_discretization=v
+                ),
+                1,
+            )
+        )
+    return _pld._compose_counted(terms)

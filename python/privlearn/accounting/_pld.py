@@ -299,10 +299,11 @@ def compose_pld(curves: Iterable[PldCurve]) -> PldCurve:
 
     The privacy loss of the composition is the sum of the losses, so its PLD is the convolution
     of the PLDs (Sommer, Meiser and Mohammadi, PETS 2019, Theorem 1; Koskela et al., AISTATS
-    2020). Repeated curves (the same object) are self-composed by repeated squaring; the rest
-    are convolved by FFT smallest first, each product truncated on the safe side. For two-PLD
-    curves the remove and add directions are composed separately (a symmetric curve serves as
-    both).
+    2020). Repeated curves (the same object) are grouped and self-composed (one FFT power, or
+    repeated squaring), the self-compositions running on two threads; then all parts are
+    convolved by FFT in rounds, smallest support first, each product truncated on the safe side.
+    For two-PLD curves the remove and add directions are composed separately (a symmetric curve
+    serves as both).
 
     Parameters
     ----------
@@ -328,23 +329,63 @@ def compose_pld(curves: Iterable[PldCurve]) -> PldCurve:
         first._check_compatible(c, "curves")
     if len(items) == 1:
         return first
+    return _compose_counted([(c, 1) for c in items])
+
+
+def _compose_counted(terms: List[Tuple[PldCurve, int]]) -> PldCurve:
+    """The composition of ``count`` copies of each ``curve`` of ``terms`` (a non-empty list of
+    compatible curves, already checked, counts >= 1). Equal curves (the same object) are grouped
+    with the sum of their counts; each direction is then composed by :func:`_compose_cores`
+    (the two directions of two-PLD curves on two threads)."""
     counts: Dict[int, int] = {}
     unique: Dict[int, PldCurve] = {}
-    for c in items:
-        counts[id(c)] = counts.get(id(c), 0) + 1
+    for c, k in terms:
+        counts[id(c)] = counts.get(id(c), 0) + k
         unique[id(c)] = c
-    ndirs = max(c.directions for c in items)
+    first = terms[0][0]
+    if len(unique) == 1 and counts[id(first)] == 1:
+        return first
+    ndirs = max(c.directions for c in unique.values())
 
     def one(direction: int) -> object:
-        parts = []
-        for key, c in unique.items():
-            core = c._dirs[min(direction, len(c._dirs) - 1)]
-            k = counts[key]
-            parts.append(core if k == 1 else core.self_compose(k, _TAIL))
-        return parts[0] if len(parts) == 1 else _core.PldCore.compose_all(parts, _TAIL)
+        parts = [
+            (c._dirs[min(direction, len(c._dirs) - 1)], counts[key]) for key, c in unique.items()
+        ]
+        return _compose_cores(parts, parallel=ndirs == 1)
 
     out = _each(one, ndirs)
     return _from_parts(tuple(out), first._h, first._neighbours)
+
+
+def _compose_cores(parts: List[Tuple[_core.PldCore, int]], parallel: bool) -> _core.PldCore:
+    r"""The composition of ``k`` copies of each PLD of ``parts`` (distinct PLDs, counts >= 1).
+
+    Composition is commutative and associative, so with :math:`m` the smallest count above 1,
+    :math:`\bigotimes_i X_i^{\otimes k_i} = (\bigotimes_{k_i > 1} X_i)^{\otimes m} \otimes
+    \bigotimes_{k_i > m} X_i^{\otimes (k_i - m)} \otimes \bigotimes_{k_i = 1} X_i`: the
+    repeated parts are composed once with each other (small supports) and the product is
+    self-composed ``m`` times by one FFT power, instead of ``m``-fold powers of each part that
+    are then convolved at full width. The remaining multiple parts are self-composed (on two
+    threads when ``parallel``), and everything is composed by :meth:`PldCore.compose_all`
+    (rounds of pairwise FFT convolutions, smallest support first). Every step is the Rust
+    core's pessimistic composition with its error bound; only the order of the exact
+    operations changes."""
+    singles = [core for core, k in parts if k == 1]
+    multi = [(core, k) for core, k in parts if k > 1]
+    if len(multi) >= 2:
+        m = min(k for _, k in multi)
+        base = _core.PldCore.compose_all([core for core, _ in multi], _TAIL)
+        singles.append(base.self_compose(m, _TAIL))
+        multi = [(core, k - m) for core, k in multi if k > m]
+        singles.extend(core for core, k in multi if k == 1)
+        multi = [(core, k) for core, k in multi if k > 1]
+    if multi:
+        if parallel:
+            powered = _each(lambda n: multi[n][0].self_compose(multi[n][1], _TAIL), len(multi))
+        else:
+            powered = [core.self_compose(k, _TAIL) for core, k in multi]
+        singles.extend(powered)  # type: ignore[arg-type]
+    return singles[0] if len(singles) == 1 else _core.PldCore.compose_all(singles, _TAIL)
 
 
 # --------------------------------------------------------------------------------------------
