@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Tuple
 
@@ -69,6 +70,7 @@ from .._validate import (
 from ..errors import InvalidParameterError
 from ._budget import Budget
 from ._neighbours import ADD_REMOVE_ONE, REPLACE_ONE, _neighbours_arg, _same_neighbours
+from ._numerics import _float_up
 
 __all__ = [
     "PldCurve",
@@ -549,7 +551,7 @@ def pld_gaussian(
     d = check_real(sensitivity, "sensitivity", 0.0, lo_open=True)
     nb = _neighbours_arg(neighbours)
     h = _h_arg(value_discretization)
-    mu = d / s
+    mu = _float_up(Fraction(d) / Fraction(s))  # rounded up: the safe side
     if not (math.isfinite(mu) and mu > 0.0):
         raise InvalidParameterError(
             f"sigma: sensitivity / sigma must be a positive finite number; got {d!r} / {s!r}",
@@ -616,7 +618,7 @@ def pld_laplace(
     d = check_real(sensitivity, "sensitivity", 0.0, lo_open=True)
     nb = _neighbours_arg(neighbours)
     h = _h_arg(value_discretization)
-    e0 = d / b
+    e0 = _float_up(Fraction(d) / Fraction(b))  # rounded up: the safe side
     if not (math.isfinite(e0) and e0 > 0.0):
         raise InvalidParameterError(
             f"scale: sensitivity / scale must be a positive finite number; got {d!r} / {b!r}",
@@ -1081,7 +1083,7 @@ def pld_subsampled_laplace(
     b = check_real(scale, "scale", 0.0, lo_open=True)
     d = check_real(sensitivity, "sensitivity", 0.0, lo_open=True)
     h = _h_arg(value_discretization)
-    e0 = d / b
+    e0 = _float_up(Fraction(d) / Fraction(b))  # rounded up: the safe side
     if not (math.isfinite(e0) and 0.0 < e0 <= _MAX_LOSS):
         raise InvalidParameterError(
             f"scale: sensitivity / scale must be in (0, {_MAX_LOSS:g}]; got {e0!r}", "scale"
