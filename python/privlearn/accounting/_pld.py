@@ -648,6 +648,9 @@ def _shift_max(
 
 
 _MAX_SHIFTS = 1000
+#: The discrete constructors' limits (their atoms are enumerated), read by the events.
+DISCRETE_MAX_SHIFTS = _MAX_SHIFTS
+DISCRETE_GAUSSIAN_MAX_SIGMA = 1e5
 
 
 @lru_cache(maxsize=256)
@@ -782,7 +785,7 @@ def pld_discrete_gaussian(
     InvalidParameterError
         On a bad argument or a grid too large.
     """
-    s = check_real(sigma, "sigma", 0.0, 1e5, lo_open=True)
+    s = check_real(sigma, "sigma", 0.0, DISCRETE_GAUSSIAN_MAX_SIGMA, lo_open=True)
     d = check_integer(sensitivity, "sensitivity", 1)
     if d > _MAX_SHIFTS:
         raise InvalidParameterError(
