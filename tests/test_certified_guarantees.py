@@ -35,6 +35,16 @@ from privlearn.learners import (
 from privlearn.multi import IndependentMultiLearner, ParityMultiLearner
 
 mpmath.mp.dps = 50
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    # Other test modules set mpmath's global precision when they are imported; the exact
+    # references here need 50 digits whatever was collected last.
+    with mpmath.workdps(50):
+        yield
+
+
 REL = 1e-12  # a charge may exceed the exact value by rounding up, never fall below it
 
 
