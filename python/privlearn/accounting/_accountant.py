@@ -25,12 +25,11 @@ from typing import Any, List, Optional, Sequence, Tuple, Type, Union
 
 from .._validate import check_choice, check_positive
 from ..errors import BudgetExceededError, InvalidParameterError
-from ._bounded_range import _bracket
 from ._budget import Budget, _budget_arg
 from ._convert import _eps_at, _rdp_to_dp, rdp_to_dp, zcdp_to_dp
 from ._event import PrivacyEvent
 from ._neighbours import REPLACE_ONE, _neighbours_arg, _rcontext, _same_neighbours
-from ._numerics import _float_down, _float_up
+from ._numerics import BISECT_RTOL, _float_down, _float_up, _largest_fitting
 from ._rdp import RDP_ORDERS, RdpCurve, compose_rdp, rdp_zcdp
 from ._zcdp import ZcdpBudget
 
@@ -103,7 +102,6 @@ class LedgerEntry:
 _MODES = ("basic", "zcdp", "rdp", "pld")
 _DEFAULT_DISCRETIZATION = 1e-4
 # Relative tolerance of the bisection for the zCDP budget of an (epsilon, delta) total.
-_BISECT_RTOL = 1e-12
 _SLACK_BITS = 40  # spends may exceed a cap by a relative 2**-40 (see the class docstring)
 
 Spendable = Union[Budget, PrivacyEvent, ZcdpBudget, RdpCurve]
@@ -867,16 +865,7 @@ def _max_rho(total: Budget, neighbours: str) -> float:
         seed /= 2.0
     if seed == 0.0:
         return 0.0
-    lo, hi = _bracket(seed, fits)
-    while hi - lo > _BISECT_RTOL * lo:
-        mid = lo + (hi - lo) / 2
-        if mid <= lo or mid >= hi:
-            break
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _largest_fitting(seed, fits, BISECT_RTOL)
 
 
 def _max_rdp_at(total: Budget, order: float) -> float:

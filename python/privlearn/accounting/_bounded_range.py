@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Callable, Tuple
 
 from .._validate import check_delta, check_epsilon, check_integer
 from ..errors import InvalidParameterError
 from ._budget import Budget, _budget_arg
 from ._composition import compose_optimal
 from ._convert import _real_order_to_dp
-from ._numerics import _overflow_guard
+from ._numerics import BISECT_RTOL, _largest_fitting, _overflow_guard
 from ._rdp import _br_renyi, _br_renyi_up, _extra_digits
 
 # Above this per-mechanism epsilon the Rényi route cannot beat basic composition (and e**eps
 # would only cost time): the bound is then min(k * eps, Kairouz-Oh-Viswanath).
 _EPS_RDP_MAX = 50.0
-# Relative tolerance of the bisection in :func:`max_bounded_range_epsilon`.
-_BISECT_RTOL = 1e-12
 
 #: Above this many mechanisms :func:`compose_bounded_range` skips Kairouz-Oh-Viswanath (whose
 #: cost grows like sqrt(k)) and takes basic composition as the second bound.
@@ -225,26 +222,4 @@ def max_bounded_range_epsilon(total: Budget, k: int) -> float:
         except InvalidParameterError:  # epsilon too large for the arithmetic
             return False
 
-    lo, hi = _bracket(split, fits)
-    while hi - lo > _BISECT_RTOL * lo:
-        mid = lo + (hi - lo) / 2
-        if mid <= lo or mid >= hi:
-            break
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _bracket(feasible: float, fits: Callable[[float], bool]) -> Tuple[float, float]:
-    """(lo, hi) with fits(lo) and not fits(hi), by doubling from a feasible value."""
-    lo = feasible
-    hi = 2.0 * lo
-    while fits(hi):
-        lo, hi = hi, 2.0 * hi
-        if not math.isfinite(hi) or hi > 1e300:
-            raise InvalidParameterError(
-                "total: no finite per-mechanism epsilon bound was found", "total"
-            )
-    return lo, hi
+    return _largest_fitting(split, fits, BISECT_RTOL)

@@ -192,3 +192,31 @@ def _overflow_guard(func: _F) -> _F:
             ) from None
 
     return cast(_F, wrapper)
+
+
+#: Relative width at which the budget inversions stop bisecting (the result is the lower,
+#: checked end, so it always fits; it is below the exact inverse by at most this).
+BISECT_RTOL = 1e-12
+
+
+def _largest_fitting(start: float, fits: Callable[[float], bool], rtol: float = 0.0) -> float:
+    """The largest double ``x`` found with ``fits(x)``: doubling from ``start`` to bracket the
+    boundary, then bisection until the bracket is narrower than ``rtol`` times its lower end
+    (``rtol = 0``: down to adjacent doubles). The lower end, for which ``fits`` was checked
+    (or 0.0 if nothing above 0 fits), is returned: the result always fits. ``fits`` must be
+    monotone (true below some point, false above); the one inversion routine of the
+    package's budget splits."""
+    lo, hi = 0.0, start
+    while fits(hi):
+        lo, hi = hi, 2.0 * hi
+        if not math.isfinite(hi):  # pragma: no cover - every bound grows without limit
+            return lo
+    while hi - lo > rtol * lo:
+        mid = lo + (hi - lo) / 2.0
+        if mid <= lo or mid >= hi:
+            break
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -31,6 +31,7 @@ from .._validate import check_choice, check_delta, check_epsilon, check_integer
 from ..accounting import Budget, compose_advanced, compose_basic
 from ..accounting._bounded_range import compose_bounded_range, max_bounded_range_epsilon
 from ..accounting._composition import compose_optimal
+from ..accounting._numerics import _largest_fitting
 from ..errors import InvalidParameterError
 from ._inputs import _error
 
@@ -42,26 +43,6 @@ COMPOSITIONS: Tuple[str, ...] = ("auto", "basic", "advanced", "optimal", "bounde
 def _basic_split(epsilon: float, delta: float, k: int) -> Tuple[Budget, Budget]:
     per = Budget(epsilon, delta) / k
     return per, compose_basic([per] * k)
-
-
-def _largest_fitting(start: float, fits: Callable[[float], bool]) -> float:
-    """The largest double ``e`` with ``fits(e)``, by doubling from ``start`` and bisection down
-    to adjacent doubles (the lower, checked end is returned); 0.0 if nothing above 0 fits.
-    ``fits`` must be monotone (true below some point, false above)."""
-    lo, hi = 0.0, start
-    while fits(hi):
-        lo, hi = hi, 2.0 * hi
-        if not math.isfinite(hi):  # pragma: no cover - every bound grows without limit
-            return lo
-    while True:
-        mid = lo + (hi - lo) / 2.0
-        if mid <= lo or mid >= hi:
-            break
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def _fits(total: Callable[[float], Budget], epsilon: float) -> Callable[[float], bool]:

@@ -30,10 +30,16 @@ from .._validate import (
     check_real,
 )
 from ..accounting import Budget, amplify_by_subsampling, compose_advanced, group_privacy
-from ..accounting._bounded_range import _bracket
 from ..accounting._budget import _budget_up
 from ..accounting._composition import compose_optimal
-from ..accounting._numerics import _context, _float_up, _ln_binomial, _up
+from ..accounting._numerics import (
+    BISECT_RTOL,
+    _context,
+    _float_up,
+    _largest_fitting,
+    _ln_binomial,
+    _up,
+)
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -61,7 +67,6 @@ _DIGITS = 50
 SVT_COMPOSITIONS = ("optimal", "advanced")
 
 # Relative width at which the bisection of the round epsilon stops.
-_BISECT_RTOL = 1e-12
 
 
 def _check_composition(value: object) -> str:
@@ -384,7 +389,7 @@ def _optimal_round_epsilon(target: float, rounds: int, slack: float) -> float:
     ``KOV(ε₀, rounds, slack) <= target`` (:func:`privlearn.accounting.compose_optimal`, rounded
     up): always feasible, below the exact inverse by at most that relative width. Starts from
     the basic split ``target / rounds`` (feasible: KOV is never above basic composition) and
-    brackets by doubling (``_bounded_range._bracket``)."""
+    brackets by doubling (``accounting._numerics._largest_fitting``)."""
     split = _float_down_ratio(target, rounds)
 
     def fits(eps0: float) -> bool:
@@ -395,16 +400,7 @@ def _optimal_round_epsilon(target: float, rounds: int, slack: float) -> float:
 
     if not fits(split):  # pragma: no cover - KOV <= basic, and split is rounded down
         return split
-    lo, hi = _bracket(split, fits)
-    while hi - lo > _BISECT_RTOL * lo:
-        mid = lo + (hi - lo) / 2
-        if mid <= lo or mid >= hi:
-            break
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _largest_fitting(split, fits, BISECT_RTOL)
 
 
 def _float_down_ratio(x: float, k: int) -> float:
