@@ -1284,4 +1284,232 @@ mod tests {
         assert!(l1 <= err, "{l1} > {err}");
         assert!(err < 1e-9);
     }
+
+    // ---- Issue 18, mutation survivors of the PLD core (rust-accounting sample 1/40) ----
+
+    /// The unit roundoff of binary64, written independently of the module.
+    const UNIT_ROUNDOFF: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
+
+    /// Direct O(n m) convolution, skipping zero masses (the reference for the FFT paths).
+    fn direct_convolution(a: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0f64; a.len() + b.len() - 1];
+        for (i, &x) in a.iter().enumerate() {
+            if x == 0.0 {
+                continue;
+            }
+            for (j, &y) in b.iter().enumerate() {
+                out[i + j] += x * y;
+            }
+        }
+        out
+    }
+
+    /// The k-fold of the stored masses by repeated direct convolution, as (loss, mass) atoms.
+    fn direct_k_fold(p: &Pld, k: u64) -> Vec<(f64, f64)> {
+        let mut m = p.masses().to_vec();
+        for _ in 1..k {
+            m = direct_convolution(&m, p.masses());
+        }
+        let lo = p.lo() * k as i64;
+        m.iter()
+            .enumerate()
+            .map(|(i, &x)| ((lo + i as i64) as f64 * p.h(), x))
+            .collect()
+    }
+
+    #[test]
+    fn accounting_unit_roundoff_is_two_to_the_minus_53() {
+        assert_eq!(U, UNIT_ROUNDOFF);
+        assert_eq!(1.0 + 2.0 * U, 1.0 + f64::EPSILON);
+        assert_eq!(1.0 + U, 1.0); // ties to even: u is half an ulp of 1
+    }
+
+    #[test]
+    fn accounting_connect_the_dots_masses_sum_to_one_despite_tiny_atoms() {
+        // Atoms: loss 0 (the rest), loss h: 0.5, and 2000 atoms of 1e-17 at 2h..2001h, each
+        // below half an ulp of 0.5: a plain running sum of the masses would lose all of them.
+        let h = 0.5;
+        let n = 2001usize;
+        let mut atoms: Vec<(f64, f64)> = vec![(h, 0.5)];
+        atoms.extend((2..=n).map(|i| (i as f64 * h, 1e-17)));
+        let excess: Vec<f64> = (0..=n)
+            .map(|j| {
+                let eps = j as f64 * h;
+                // sum from the top (the small terms first)
+                atoms
+                    .iter()
+                    .rev()
+                    .filter(|&&(l, _)| l > eps)
+                    .map(|&(l, p)| p * -(eps - l).exp_m1())
+                    .sum::<f64>()
+            })
+            .collect();
+        let p = Pld::from_excess_grid(h, 0, &excess).unwrap();
+        assert_eq!(p.lo(), 0);
+        let m = p.masses();
+        assert_eq!(m.len(), n + 1);
+        let tiny: f64 = m[2..].iter().rev().sum();
+        assert!((tiny - 2e-14).abs() < 1e-20, "{tiny}");
+        assert!((m[1] - 0.5).abs() < 1e-15, "{}", m[1]);
+        // Total mass 1 to rounding: the lowest atom gives up exactly what the tiny ones hold.
+        let total = ((tiny + p.inf_mass()) + m[1]) + m[0];
+        assert!((total - 1.0).abs() <= 4.0 * UNIT_ROUNDOFF, "{total}");
+    }
+
+    #[test]
+    fn accounting_connect_the_dots_tolerates_a_lowest_mass_deficit_of_exactly_1e_9() {
+        // h = 1, lo = 0, excess = (e, e, 0): the chain of the convex hull gives g_1 = e^-1 g_2
+        // and the lowest mass 1 - e / c with c = 1 - e^-1. Aim the deficit at the documented
+        // tolerance 1e-9 (accepted, moved off the lowest atoms) and just beyond it (refused).
+        let c = -(-1.0f64).exp_m1();
+        for (extra, ok) in [
+            (1e-9, true),
+            (0.99e-9, true),
+            (1.01e-9, false),
+            (2e-9, false),
+        ] {
+            let e = c * (1.0 + extra);
+            let r = Pld::from_excess_grid(1.0, 0, &[e, e, 0.0]);
+            assert_eq!(r.is_ok(), ok, "deficit {extra}: {r:?}");
+            if let Ok(p) = r {
+                let total: f64 = p.masses().iter().sum::<f64>() + p.inf_mass();
+                assert!(total <= 1.0 + 4.0 * UNIT_ROUNDOFF, "{total}");
+                assert!(p.masses().iter().all(|&m| m >= 0.0));
+                // the removed mass (1e-9 from the atom at loss 1 or 2) lowers the curve below
+                // e^eps = x_j by at most 1e-9 (1 - e^-j): the error bound covers it
+                assert!(p.err() >= 3.0 * extra * c * (1.0 - 1e-6), "{}", p.err());
+            }
+        }
+    }
+
+    #[test]
+    fn accounting_truncation_adds_only_rounding_level_error() {
+        let masses = vec![1e-16, 0.3, 0.4, 0.3 - 2e-16, 1e-16];
+        let mut p = Pld::from_parts(0.5, -2, masses.clone(), 0.0, 0.0).unwrap();
+        let moved = p.truncate(1e-15);
+        // Both tails (1e-16 each) were moved: to the lowest kept atom and to +inf.
+        assert_eq!(p.inf_mass(), 1e-16);
+        // The returned bound covers the two float sums over at most len + 2 terms only; the
+        // moved mass itself is not an error (it sits on the safe side, exactly).
+        assert!(moved > 0.0);
+        assert!(
+            moved <= 2.0 * (masses.len() as f64 + 2.0) * UNIT_ROUNDOFF * 2e-16,
+            "{moved}"
+        );
+        // Through compose: truncating 1e-10 per side adds no 1e-10 to err.
+        let g = gaussian(1.0, 1e-2);
+        let c = g.compose(&g, 1e-10).unwrap();
+        let untruncated = g.compose(&g, 0.0).unwrap();
+        assert!(c.masses().len() < untruncated.masses().len());
+        assert!(
+            c.err() <= untruncated.err() * (1.0 + 1e-9) + 1e-20,
+            "{} {}",
+            c.err(),
+            untruncated.err()
+        );
+    }
+
+    #[test]
+    fn accounting_compose_error_bound_covers_the_inf_mass_rounding() {
+        // a: ten atoms of 0.05 and +inf mass 0.5; b: a point mass at 0. The composition's +inf
+        // mass is 0.5; its float error (the sums of a's finite masses, the products) is bounded by
+        // 4u inf + (len_a + 4) u inf_a (pld.rs, Pld::compose), on top of the convolution's.
+        let a = Pld::from_parts(0.1, 0, vec![0.05; 10], 0.5, 0.0).unwrap();
+        let b = Pld::from_parts(0.1, 0, vec![1.0], 0.0, 0.0).unwrap();
+        let c = a.compose(&b, 0.0).unwrap();
+        assert_eq!(c.inf_mass(), 0.5);
+        let conv = 3.0 * 1.01 * UNIT_ROUNDOFF * 0.5; // direct product: (1 + 2) u 1.01 |a|_1 |b|_1
+        let inf_part = 4.0 * UNIT_ROUNDOFF * 0.5 + (10.0 + 4.0) * UNIT_ROUNDOFF * 0.5;
+        assert!(
+            c.err() >= conv + inf_part,
+            "{} < {}",
+            c.err(),
+            conv + inf_part
+        );
+        assert!(c.err() <= 2.0 * (conv + inf_part), "{}", c.err());
+    }
+
+    #[test]
+    fn accounting_power_fft_of_a_point_mass_covers_the_fft_bound() {
+        // No privacy loss (P = Q): a point mass at 0; its k-fold is the same point mass. One atom
+        // gives a 2-point FFT (one butterfly level, t = 1): each bin is within
+        // eps_A = FFT_C (t + 2) u |a|_1 of the exact one and its k-th power within k eps_A
+        // (pld.rs, Pld::power_fft), which err must cover.
+        let p = Pld::from_parts(1e-3, 0, vec![1.0], 0.0, 0.0).unwrap();
+        for k in [2u64, 5, 40] {
+            let q = p.power_fft(k, DEFAULT_TAIL).expect("a one-atom window");
+            assert_eq!(q.lo(), 0);
+            assert_eq!(q.masses().len(), 1);
+            assert!((q.masses()[0] - 1.0).abs() < 1e-12);
+            assert_eq!(q.inf_mass(), 0.0);
+            let eps_a = FFT_C * (1.0 + 2.0) * UNIT_ROUNDOFF;
+            assert!(q.err() >= k as f64 * eps_a, "k {k}: {}", q.err());
+            assert!(q.err() < 1e-12);
+            assert!(q.delta(0.0) >= q.err() && q.delta(0.0) < 1e-12);
+        }
+    }
+
+    #[test]
+    fn accounting_power_fft_agrees_with_repeated_direct_convolution() {
+        // A Gaussian (mu = 1, h = 0.01), without and with a +inf mass q: the one-FFT k-fold is
+        // never below the k-fold of the stored masses by direct convolution, and above it by at
+        // most its error bound (plus the truncated tails).
+        let g = gaussian(1.0, 1e-2);
+        for q in [0.0, 0.01] {
+            let masses: Vec<f64> = g.masses().iter().map(|&m| m * (1.0 - q)).collect();
+            let p = Pld::from_parts(g.h(), g.lo(), masses, q, g.err()).unwrap();
+            for k in [2u64, 4] {
+                let f = p
+                    .power_fft(k, DEFAULT_TAIL)
+                    .expect("the one-FFT window is accepted");
+                let atoms = direct_k_fold(&p, k);
+                let inf = 1.0 - (1.0 - q).powi(k as i32);
+                assert!((f.inf_mass() - inf).abs() < 1e-12, "{} {inf}", f.inf_mass());
+                assert!(f.err() < 1e-10, "q {q} k {k}: err {}", f.err());
+                for i in 0..100 {
+                    let eps = i as f64 * 0.08;
+                    let exact = atoms_delta(&atoms, inf, eps);
+                    let d = f.delta(eps);
+                    assert!(d >= exact, "q {q} k {k} eps {eps}: {d} < {exact}");
+                    assert!(
+                        d <= exact + 2.0 * f.err() + 4.0 * DEFAULT_TAIL + 1e-14,
+                        "q {q} k {k} eps {eps}: {d} vs {exact}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accounting_power_fft_folds_a_wide_support_onto_a_short_window() {
+        // A bulk of 101 atoms in the middle of 4001, and 1e-200 on the two far atoms: the
+        // Chernoff window of the 2-fold is far shorter than the support, so the masses are
+        // folded onto it; the result stays tight and agrees with the direct 2-fold.
+        let mut masses = vec![0.0f64; 4001];
+        masses[0] = 1e-200;
+        masses[4000] = 1e-200;
+        let bulk: Vec<f64> = (0..101)
+            .map(|i| {
+                let x = (i as f64 - 50.0) / 15.0;
+                (-0.5 * x * x).exp()
+            })
+            .collect();
+        let s: f64 = bulk.iter().sum();
+        for (i, b) in bulk.iter().enumerate() {
+            masses[1950 + i] = b / s * (1.0 - 1e-12);
+        }
+        let p = Pld::from_parts(1e-2, -2000, masses, 0.0, 0.0).unwrap();
+        let f = p
+            .power_fft(2, DEFAULT_TAIL)
+            .expect("the folded window is accepted");
+        assert!(f.masses().len() < 1000, "{}", f.masses().len());
+        assert!(f.err() < 1e-12, "{}", f.err());
+        let atoms = direct_k_fold(&p, 2);
+        for i in 0..40 {
+            let eps = i as f64 * 0.05;
+            let exact = atoms_delta(&atoms, 0.0, eps);
+            let d = f.delta(eps);
+            assert!(d >= exact && d <= exact + 2.0 * f.err() + 4.0 * DEFAULT_TAIL + 1e-14);
+        }
+    }
 }
