@@ -12,6 +12,7 @@ __all__ = [
     "laplace",
     "gaussian",
     "gaussian_sigma",
+    "gaussian_plan",
     "laplace_plan",
     "sparse_vector_plan",
     "discrete_laplace",
@@ -486,6 +487,7 @@ def erm_mala(
     rng: _RngArg = None,
 ) -> tuple[np.ndarray, np.ndarray, List[int]]: ...
 
+@final
 class PldCore:
     @staticmethod
     def from_deltas(h: float, lo: int, deltas: np.ndarray) -> PldCore: ...
@@ -512,3 +514,5 @@ class PldCore:
     @property
     def masses(self) -> np.ndarray: ...
     def __len__(self) -> int: ...
+
+__all__ += ["PldCore"]
