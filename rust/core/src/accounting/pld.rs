@@ -1512,4 +1512,44 @@ mod tests {
             assert!(d >= exact && d <= exact + 2.0 * f.err() + 4.0 * DEFAULT_TAIL + 1e-14);
         }
     }
+
+    #[test]
+    fn accounting_two_coarse_rr_compose_directly_to_the_exact_three_atoms() {
+        // Randomized response with epsilon 0.5 on the grid h = 0.25 (5 atoms): short enough for
+        // the direct convolution. Two of them compose to the exact 3-atom distribution
+        // p^2 at 1, 2 p (1 - p) at 0, (1 - p)^2 at -1 (p = e^0.5 / (1 + e^0.5)).
+        let h = 0.25;
+        let a = rr(2, h);
+        assert_eq!(a.masses().len(), 5);
+        let c = a.compose(&a, 0.0).unwrap();
+        let e: f64 = 0.5f64.exp();
+        let p = e / (1.0 + e);
+        let exact = [
+            (1.0, p * p),
+            (0.0, 2.0 * p * (1.0 - p)),
+            (-1.0, (1.0 - p) * (1.0 - p)),
+        ];
+        assert_eq!(c.lo(), -4);
+        assert_eq!(c.masses().len(), 9);
+        for (i, &m) in c.masses().iter().enumerate() {
+            let l = (c.lo() + i as i64) as f64 * h;
+            let want = exact
+                .iter()
+                .find(|&&(x, _)| x == l)
+                .map_or(0.0, |&(_, q)| q);
+            assert!((m - want).abs() < 1e-12, "loss {l}: {m} vs {want}");
+        }
+        // (the helper's margin of 1e-17 on the inputs' deltas ends on +inf)
+        assert!(c.inf_mass() < 1e-16, "{}", c.inf_mass());
+        assert!(c.err() < 1e-12);
+        for i in 0..12 {
+            let eps = i as f64 * 0.1;
+            let exact_d = atoms_delta(&exact, 0.0, eps);
+            let d = c.delta(eps);
+            assert!(
+                d >= exact_d && d <= exact_d + 1e-12,
+                "{eps}: {d} vs {exact_d}"
+            );
+        }
+    }
 }
