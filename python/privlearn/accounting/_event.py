@@ -402,10 +402,18 @@ class PrivacyEvent:
         return cls._make("subsampled_gaussian", (q, s), ADD_REMOVE_ONE, declared)
 
     @classmethod
-    def composed(cls, events: Iterable["PrivacyEvent"]) -> "PrivacyEvent":
+    def composed(
+        cls, events: Iterable["PrivacyEvent"], *, budget: Optional[Budget] = None
+    ) -> "PrivacyEvent":
         """The (adaptive) composition of ``events``, all for one neighbouring relation (at
         least one event). Each form is the composition of the events' forms (basic
-        composition of budgets, sum of rhos, sum of curves, convolution of PLDs)."""
+        composition of budgets, sum of rhos, sum of curves, convolution of PLDs).
+
+        ``budget``: the :math:`(\\varepsilon, \\delta)` the caller proved for the composition
+        by a theorem tighter than basic composition (Kairouz-Oh-Viswanath, bounded-range
+        composition, ...), charged by basic composition instead of the sum of the parts'
+        budgets; not checked (the caller's theorem is the proof), and the other forms are
+        unchanged."""
         items = tuple(events) if not isinstance(events, PrivacyEvent) else None
         if items is None:
             raise InvalidParameterError("events: must be an iterable of PrivacyEvent", "events")
@@ -421,18 +429,23 @@ class PrivacyEvent:
                 )
             nb = e.neighbours if nb is None else _same_neighbours(nb, e.neighbours, "events")
         assert nb is not None
-        return cls._make("composed", items, nb)
+        declared = None if budget is None else _budget_arg(budget, "budget")
+        return cls._make("composed", items, nb, declared)
 
     @classmethod
-    def repeated(cls, event: "PrivacyEvent", k: int) -> "PrivacyEvent":
-        """``event`` composed with itself ``k`` times (``k >= 1``, adaptively)."""
+    def repeated(
+        cls, event: "PrivacyEvent", k: int, *, budget: Optional[Budget] = None
+    ) -> "PrivacyEvent":
+        """``event`` composed with itself ``k`` times (``k >= 1``, adaptively); ``budget`` as
+        for :meth:`composed`."""
         if not isinstance(event, PrivacyEvent):
             raise InvalidParameterError(
                 f"event: must be a PrivacyEvent; got {event!r} of type {type(event).__name__}",
                 "event",
             )
         kk = check_integer(k, "k", 1)
-        return cls._make("repeated", (event, kk), event.neighbours)
+        declared = None if budget is None else _budget_arg(budget, "budget")
+        return cls._make("repeated", (event, kk), event.neighbours, declared)
 
     # -- attributes ----------------------------------------------------------------------------
 
@@ -539,11 +552,12 @@ class PrivacyEvent:
 
     def __repr__(self) -> str:
         k, p = self._kind, self._params
+        tail = "" if self._declared is None else f", budget={self._declared!r}"
         if k == "composed":
             inner = "[" + ", ".join(repr(e) for e in p) + "]"
-            return f"PrivacyEvent.composed({inner})"
+            return f"PrivacyEvent.composed({inner}{tail})"
         if k == "repeated":
-            return f"PrivacyEvent.repeated({p[0]!r}, {p[1]!r})"
+            return f"PrivacyEvent.repeated({p[0]!r}, {p[1]!r}{tail})"
         names = {
             "gaussian": ("sigma", "sensitivity"),
             "laplace": ("scale", "sensitivity"),
