@@ -37,6 +37,12 @@ from .._validate import (
 )
 from ..errors import InvalidParameterError
 from ._budget import Budget, _budget_arg, _budget_up
+from ._fixed_size import (
+    _replace_one,
+    fixed_size_laplace_epsilon,
+    rdp_fixed_size_gaussian,
+    rdp_fixed_size_laplace,
+)
 from ._neighbours import ADD_REMOVE_ONE, REPLACE_ONE, _neighbours_arg, _same_neighbours
 from ._numerics import _float_up
 from ._rdp import (
@@ -77,6 +83,8 @@ KINDS = (
     "zcdp",
     "rdp",
     "subsampled_gaussian",
+    "fixed_size_subsampled_gaussian",
+    "fixed_size_subsampled_laplace",
     "composed",
     "repeated",
 )
@@ -112,7 +120,9 @@ class PrivacyEvent:
     Build events with the class methods (:meth:`gaussian`, :meth:`laplace`,
     :meth:`discrete_gaussian`, :meth:`discrete_laplace`, :meth:`pure`, :meth:`approx`,
     :meth:`bounded_range`, :meth:`randomized_response`, :meth:`zcdp`, :meth:`rdp`,
-    :meth:`subsampled_gaussian`, :meth:`composed`, :meth:`repeated`, :meth:`from_budget`);
+    :meth:`subsampled_gaussian`, :meth:`fixed_size_subsampled_gaussian`,
+    :meth:`fixed_size_subsampled_laplace`, :meth:`composed`, :meth:`repeated`,
+    :meth:`from_budget`);
     the constructor is private. An event states the neighbouring relation its guarantee holds
     for (:attr:`neighbours`: ``"replace-one"``, privlearn's default, or
     ``"add/remove-one"``); composing events of different relations is refused, and so is
@@ -402,6 +412,90 @@ class PrivacyEvent:
         return cls._make("subsampled_gaussian", (q, s), ADD_REMOVE_ONE, declared)
 
     @classmethod
+    def fixed_size_subsampled_gaussian(
+        cls,
+        rate: float,
+        sigma: float,
+        *,
+        sensitivity: float = 1.0,
+        neighbours: str = REPLACE_ONE,
+        budget: Optional[Budget] = None,
+    ) -> "PrivacyEvent":
+        r"""The Gaussian mechanism on a fixed-size subsample: ``m`` of the ``n`` records drawn
+        uniformly without replacement (``rate`` :math:`q = m/n`), then :math:`N(0, \sigma^2 I)`
+        added to a query of replace-one L2 sensitivity ``sensitivity`` on the subsample (as
+        :meth:`gaussian`). For **replace-one** neighbours only (``n`` is public; add/remove-one
+        is refused).
+
+        Forms: the RDP curve of Wang, Balle and Kasiviswanathan (AISTATS 2019), Theorem 9
+        (:func:`~privlearn.accounting._fixed_size.rdp_fixed_size_gaussian`); the PLD of the
+        symmetric profile of Balle, Barthe and Gaboardi (NeurIPS 2018), Theorem 9
+        (:func:`~privlearn.accounting._fixed_size.pld_fixed_size_gaussian`); no zCDP form;
+        ``budget`` only if declared. A declared budget is checked against the exact profile
+        :math:`q\,\delta_G(\ln(1 + (e^\varepsilon - 1)/q))` (evaluated in floats, as for
+        :meth:`gaussian`: a sanity check, not a proof).
+
+        Raises
+        ------
+        InvalidParameterError
+            On a rate outside (0, 1], a non-positive or non-finite ``sigma`` or
+            ``sensitivity``, ``neighbours="add/remove-one"``, or a declared budget the mechanism
+            does not meet.
+        """
+        q = check_probability(rate, "rate", one_ok=True)
+        s = check_positive(sigma, "sigma")
+        d = check_positive(sensitivity, "sensitivity")
+        nb = _replace_one(neighbours)
+        declared = None
+        if budget is not None:
+            declared = _budget_arg(budget, "budget")
+            try:  # the base curve at log(1 + (e^eps - 1) / q), times q (BBG 2018, Theorem 9)
+                e_base = math.log1p(math.expm1(declared.epsilon) / q)
+                true_delta = q * _gaussian_delta(s / d, e_base)
+            except OverflowError:
+                true_delta = 0.0
+            if true_delta > declared.delta * (1 + _DECLARED_RTOL) + 1e-300:
+                raise InvalidParameterError(
+                    f"budget: the fixed-size-subsampled Gaussian mechanism with rate {q!r} and "
+                    f"sigma / sensitivity = {s / d!r} is not {declared!r}: its delta at that "
+                    f"epsilon is about {true_delta:.6g}",
+                    "budget",
+                )
+        return cls._make("fixed_size_subsampled_gaussian", (q, s, d), nb, declared)
+
+    @classmethod
+    def fixed_size_subsampled_laplace(
+        cls,
+        rate: float,
+        scale: float,
+        *,
+        sensitivity: float = 1.0,
+        neighbours: str = REPLACE_ONE,
+    ) -> "PrivacyEvent":
+        r"""The (scalar) Laplace mechanism on a fixed-size subsample (``m`` of ``n`` records
+        without replacement, ``rate`` :math:`q = m/n`; scale ``scale``, replace-one sensitivity
+        ``sensitivity`` on the subsample). For **replace-one** neighbours only.
+
+        Forms: the pure epsilon :math:`\ln(1 + q(e^{\Delta/b} - 1))` (Balle, Barthe and
+        Gaboardi, NeurIPS 2018, Theorem 9; rounded up) as :attr:`budget` and through it the
+        pure-DP zCDP form; the RDP curve of Wang, Balle and Kasiviswanathan (AISTATS 2019),
+        Theorem 9 (:func:`~privlearn.accounting._fixed_size.rdp_fixed_size_laplace`); the PLD
+        (:func:`~privlearn.accounting._fixed_size.pld_fixed_size_laplace`).
+
+        Raises
+        ------
+        InvalidParameterError
+            On a rate outside (0, 1], a non-positive or non-finite ``scale`` or
+            ``sensitivity``, or ``neighbours="add/remove-one"``.
+        """
+        q = check_probability(rate, "rate", one_ok=True)
+        b = check_positive(scale, "scale")
+        d = check_positive(sensitivity, "sensitivity")
+        nb = _replace_one(neighbours)
+        fixed_size_laplace_epsilon(q, b, d)  # refuses a ratio that does not fit in a float
+        return cls._make("fixed_size_subsampled_laplace", (q, b, d), nb)
+
+    @classmethod
     def composed(
         cls, events: Iterable["PrivacyEvent"], *, budget: Optional[Budget] = None
     ) -> "PrivacyEvent":
@@ -570,6 +664,8 @@ class PrivacyEvent:
             "zcdp": ("rho",),
             "rdp": ("curve",),
             "subsampled_gaussian": ("rate", "sigma"),
+            "fixed_size_subsampled_gaussian": ("rate", "sigma", "sensitivity"),
+            "fixed_size_subsampled_laplace": ("rate", "scale", "sensitivity"),
         }[k]
         parts = [f"{n}={v!r}" for n, v in zip(names, p)]
         if k != "subsampled_gaussian":
@@ -598,6 +694,8 @@ def _pure_epsilon(event: PrivacyEvent) -> Optional[float]:
         return float(p[0])
     if k in ("laplace", "discrete_laplace"):
         return _ratio_up(p[1], p[0])
+    if k == "fixed_size_subsampled_laplace":
+        return fixed_size_laplace_epsilon(p[0], p[1], p[2])
     return None
 
 
@@ -652,6 +750,7 @@ def _zcdp_of(event: PrivacyEvent) -> ZcdpBudget:
         "approx": "an (epsilon, delta) guarantee with delta > 0 bounds no Rényi divergence",
         "rdp": "a curve on a grid of orders does not bound every order",
         "subsampled_gaussian": "use its RDP curve or its PLD",
+        "fixed_size_subsampled_gaussian": "use its RDP curve or its PLD",
     }[k]
     raise _no_form(event, "zCDP", why)
 
@@ -679,6 +778,10 @@ def _rdp_of(event: PrivacyEvent) -> RdpCurve:
         return p[0]  # type: ignore[no-any-return]
     if k == "subsampled_gaussian":
         return rdp_subsampled_gaussian(p[0], p[1])
+    if k == "fixed_size_subsampled_gaussian":
+        return rdp_fixed_size_gaussian(p[0], p[1], p[2], neighbours=nb)
+    if k == "fixed_size_subsampled_laplace":
+        return rdp_fixed_size_laplace(p[0], p[1], p[2], neighbours=nb)
     if k == "composed":
         return compose_rdp([_rdp_of(e) for e in p])
     if k == "repeated":
@@ -735,6 +838,15 @@ def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
         return _pld.pld_randomized_response(p[0], p[1], **kw)
     if k == "subsampled_gaussian":
         return _pld.pld_subsampled_gaussian(p[0], p[1], value_discretization=v)
+    if k in ("fixed_size_subsampled_gaussian", "fixed_size_subsampled_laplace"):
+        from . import _fixed_size
+
+        build = (
+            _fixed_size.pld_fixed_size_gaussian
+            if k == "fixed_size_subsampled_gaussian"
+            else _fixed_size.pld_fixed_size_laplace
+        )
+        return build(p[0], p[1], sensitivity=p[2], **kw)
     assert k in ("composed", "repeated"), k
     return _composed_pld(event, v)
 
