@@ -24,6 +24,11 @@ PrivacyEvent                   DpEvent
                                dp_accounting; looser than privlearn's exact BR curve)
 ``zcdp(rho)``                  ``ZCDpEvent(rho)``
 ``subsampled_gaussian(q, s)``  ``PoissonSampledDpEvent(q, GaussianDpEvent(s))``
+``fixed_size_subsampled_``     ``SampledWithoutReplacementDpEvent(n, m, GaussianDpEvent(s / D))``
+``gaussian(q, s, D)``          with ``m / n`` the exact ratio of the float ``q``
+                               (``q.as_integer_ratio()``), noise rounded down
+``fixed_size_subsampled_``     ``SampledWithoutReplacementDpEvent(n, m, LaplaceDpEvent(b / D))``
+``laplace(q, b, D)``           (dp_accounting 0.6's accountants cannot compose this one)
 ``composed(events)``           ``ComposedDpEvent``
 ``repeated(event, k)``         ``SelfComposedDpEvent(event, k)``
 ``approx(e, d)``, ``rdp``      refused: dp_accounting has no such event
@@ -41,7 +46,17 @@ Laplace, discrete Laplace, Poisson-subsampled), and under ``REPLACE_ONE`` for
 :func:`neighboring_relation` returns, for an exported event, the relation that reproduces
 privlearn's pairs, and refuses an export that mixes the two kinds (check its parts
 separately). :func:`from_dp_event` states the ``neighbours`` given to it on every imported
-event (except a Poisson-subsampled Gaussian: add/remove-one).
+event (except a Poisson-subsampled Gaussian: add/remove-one; a sampled-without-replacement
+event: replace-one).
+
+**Sampling without replacement** is analysed for replace-one neighbours only, on both sides:
+dp_accounting's RDP accountant accepts ``SampledWithoutReplacementDpEvent`` only under
+``REPLACE_ONE``, and reads the inner ``GaussianDpEvent(z)`` as the Gaussian of Rényi curve
+:math:`\alpha/(2z^2)`, i.e. :math:`z` = noise over the *replace-one* sensitivity (Wang, Balle
+and Kasiviswanathan 2019, Theorem 27), which is privlearn's ``sigma / sensitivity``.
+:func:`neighboring_relation` therefore returns ``REPLACE_ONE`` for it, like randomized
+response, and refuses a mix with the shifted-noise events. Its PLD accountant (0.6) has no
+sampled-without-replacement event.
 
 **A peer defect worked around.** dp_accounting 0.6.0's PLD accountant ignores the count of a
 ``RandomizedResponseDpEvent`` (``compose(rr, 10)`` and ``SelfComposedDpEvent(rr, 10)`` report
@@ -80,6 +95,8 @@ def _dp_event_module() -> Any:
 
 
 _SHIFTED = ("GaussianDpEvent", "LaplaceDpEvent", "DiscreteLaplaceDpEvent", "PoissonSampledDpEvent")
+# Events whose pairs are dp_accounting's under REPLACE_ONE (the only relation it accepts for them).
+_REPLACE_ONLY = ("RandomizedResponseDpEvent", "SampledWithoutReplacementDpEvent")
 
 
 def _leaf_kinds(dp_event: Any) -> set:
@@ -96,7 +113,8 @@ def neighboring_relation(dp_event: Any) -> Any:
     """dp_accounting's ``NeighboringRelation`` under which its accountants build the same
     dominating pairs as privlearn's events for ``dp_event`` (an export of
     :func:`to_dp_event` or :meth:`Accountant.to_dp_event`): ``REPLACE_ONE`` if it contains
-    randomized response, else ``ADD_OR_REMOVE_ONE`` (see the module docstring).
+    randomized response or sampling without replacement, else ``ADD_OR_REMOVE_ONE`` (see the
+    module docstring).
 
     Raises
     ------
@@ -114,12 +132,12 @@ def neighboring_relation(dp_event: Any) -> Any:
             "pip install dp-accounting"
         ) from exc
     kinds = _leaf_kinds(dp_event)
-    rr = "RandomizedResponseDpEvent" in kinds
+    rr = bool(kinds.intersection(_REPLACE_ONLY))
     if rr and kinds.intersection(_SHIFTED):
         raise InvalidParameterError(
-            "dp_event: mixes randomized response (dp_accounting: REPLACE_ONE only) with "
-            "shifted-noise events (privlearn's pairs are dp_accounting's under "
-            "ADD_OR_REMOVE_ONE); check the parts separately",
+            "dp_event: mixes randomized response or sampling without replacement "
+            "(dp_accounting: REPLACE_ONE only) with shifted-noise events (privlearn's pairs "
+            "are dp_accounting's under ADD_OR_REMOVE_ONE); check the parts separately",
             "dp_event",
         )
     return NeighboringRelation.REPLACE_ONE if rr else NeighboringRelation.ADD_OR_REMOVE_ONE
@@ -202,6 +220,14 @@ def _export(event: PrivacyEvent, de: Any) -> Any:
         return de.PoissonSampledDpEvent(
             sampling_probability=p[0], event=de.GaussianDpEvent(noise_multiplier=p[1])
         )
+    if k in ("fixed_size_subsampled_gaussian", "fixed_size_subsampled_laplace"):
+        m, n = float(p[0]).as_integer_ratio()  # m / n is exactly the rate
+        inner = de.GaussianDpEvent if k == "fixed_size_subsampled_gaussian" else de.LaplaceDpEvent
+        return de.SampledWithoutReplacementDpEvent(
+            source_dataset_size=n,
+            sample_size=m,
+            event=inner(noise_multiplier=_div_down(p[1], p[2])),
+        )
     if k == "composed":
         return de.ComposedDpEvent(events=[_export(e, de) for e in p])
     if k == "repeated":
@@ -246,7 +272,9 @@ def from_dp_event(dp_event: Any, *, neighbours: str = REPLACE_ONE) -> PrivacyEve
     Supported: ``NoOpDpEvent`` (``pure(0)``), ``GaussianDpEvent``, ``LaplaceDpEvent``,
     ``DiscreteLaplaceDpEvent`` (scale ``1 / a`` rounded down), ``RandomizedResponseDpEvent``
     (epsilon ``ln(1 + k (1 - p) / p)`` rounded up), ``ZCDpEvent`` with ``xi = 0``,
-    ``PoissonSampledDpEvent`` of a ``GaussianDpEvent`` (add/remove-one), ``ComposedDpEvent``,
+    ``PoissonSampledDpEvent`` of a ``GaussianDpEvent`` (add/remove-one),
+    ``SampledWithoutReplacementDpEvent`` of a ``GaussianDpEvent`` or ``LaplaceDpEvent``
+    (replace-one, rate rounded up), ``ComposedDpEvent``,
     ``SelfComposedDpEvent``. The noise multipliers are read as noise over a sensitivity of 1.
 
     Parameters
@@ -317,6 +345,8 @@ def _import(ev: Any, de: Any, nb: str) -> PrivacyEvent:
             )
         # Stated for add/remove-one (its analysis), whatever ``neighbours`` says.
         return PrivacyEvent.subsampled_gaussian(ev.sampling_probability, ev.event.noise_multiplier)
+    if isinstance(ev, de.SampledWithoutReplacementDpEvent):
+        return _import_without_replacement(ev, de)
     if isinstance(ev, de.ComposedDpEvent):
         parts = [_import(e, de, nb) for e in ev.events]
         return PrivacyEvent.composed(parts) if parts else PrivacyEvent.pure(0.0, neighbours=nb)
@@ -327,6 +357,29 @@ def _import(ev: Any, de: Any, nb: str) -> PrivacyEvent:
     raise InvalidParameterError(
         f"dp_event: {name} is not supported (supported: NoOp, Gaussian, Laplace, "
         "DiscreteLaplace, RandomizedResponse, ZCDp with xi = 0, PoissonSampled Gaussian, "
-        "Composed, SelfComposed)",
+        "SampledWithoutReplacement Gaussian or Laplace, Composed, SelfComposed)",
+        "dp_event",
+    )
+
+
+def _import_without_replacement(ev: Any, de: Any) -> PrivacyEvent:
+    """A ``SampledWithoutReplacementDpEvent`` of a Gaussian or Laplace event: the fixed-size
+    subsampled event (replace-one, its analysis), rate ``sample_size / source_dataset_size``
+    rounded up (a larger rate is less private), noise over a sensitivity of 1."""
+    n, m = ev.source_dataset_size, ev.sample_size
+    if not (isinstance(n, int) and isinstance(m, int) and not isinstance(n, bool) and 1 <= m <= n):
+        raise InvalidParameterError(
+            "dp_event: SampledWithoutReplacementDpEvent needs integers 1 <= sample_size <= "
+            f"source_dataset_size; got {m!r}, {n!r}",
+            "dp_event",
+        )
+    rate = _float_up(Fraction(m, n))
+    if isinstance(ev.event, de.GaussianDpEvent):
+        return PrivacyEvent.fixed_size_subsampled_gaussian(rate, ev.event.noise_multiplier)
+    if isinstance(ev.event, de.LaplaceDpEvent):
+        return PrivacyEvent.fixed_size_subsampled_laplace(rate, ev.event.noise_multiplier)
+    raise InvalidParameterError(
+        "dp_event: only a SampledWithoutReplacementDpEvent of a GaussianDpEvent or a "
+        f"LaplaceDpEvent is supported; got one of {type(ev.event).__name__}",
         "dp_event",
     )
