@@ -92,10 +92,19 @@ def radius_arg(value: object) -> Optional[float]:
 
 
 def charged(
-    accountant: Any, epsilon: float, label: str, call: Callable[[], T], *, delta: float = 0.0
+    accountant: Any,
+    epsilon: float,
+    label: str,
+    call: Callable[[], T],
+    *,
+    delta: float = 0.0,
+    event: Optional[Callable[[], Any]] = None,
 ) -> T:
     """Run ``call`` charging ``(epsilon, delta)`` to ``accountant`` (if any) only when it returns; a spend
     that does not fit raises before ``call`` runs (:func:`privlearn.mechanisms._charged`).
+    ``event`` (optional) builds the release's native
+    :class:`~privlearn.accounting._event.PrivacyEvent`, whose ``budget`` is ``(epsilon,
+    delta)``: it is what is charged (see :func:`privlearn.mechanisms._charged`).
 
     Invalid input (an :class:`~privlearn.errors.InvalidParameterError` raised before the data
     are used) spends nothing. A :class:`~._solvers.SolverError` is raised after the data were
@@ -109,7 +118,7 @@ def charged(
         except SolverError as err:
             return None, err
 
-    out, failure = _charged(accountant, epsilon, delta, label, guarded)
+    out, failure = _charged(accountant, epsilon, delta, label, guarded, event=event)
     if failure is not None:
         raise failure
     return out  # type: ignore[return-value]

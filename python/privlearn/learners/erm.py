@@ -75,6 +75,7 @@ from sklearn.base import BaseEstimator
 from .. import _core
 from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..accounting import Budget
+from ..accounting._event import PrivacyEvent
 from ..errors import InvalidParameterError
 from ..hypotheses import Halfspace, Threshold
 from ..mechanisms import _charged, exponential
@@ -202,7 +203,11 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
     sensitivity : {"paper", "tight"}, default "paper"
         :math:`2B/n` (Algorithm 1 as published) or :math:`B/n`.
     accountant : Accountant, optional
-        Charged ``Budget(epsilon)`` once, before the draw (refused spends draw nothing).
+        Charged once, before the draw (refused spends draw nothing), the native event
+        ``PrivacyEvent.bounded_range(epsilon)`` (replace-one): one exponential mechanism is
+        ``epsilon``-bounded-range (Durfee and Rogers, NeurIPS 2019; with the Lebesgue base
+        measure of :class:`ContinuousThresholds` too), so a basic accountant charges
+        ``Budget(epsilon)`` and a zCDP accountant ``epsilon^2 / 8`` (Cesar and Rogers 2021).
     rng : None, int or Generator, optional
         See :mod:`privlearn.random`.
 
@@ -392,6 +397,9 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
                     float(_sensitivity_factor(mode)),
                     self.rng,
                 ),
+                # One exponential mechanism (base measure: the data-independent grid), hence
+                # eps-bounded-range, as privlearn.mechanisms.exponential charges it.
+                event=lambda: PrivacyEvent.bounded_range(eps),
             )
             self.hypothesis_ = Threshold(float(t), cands.orientation)
             self.candidate_index_ = None

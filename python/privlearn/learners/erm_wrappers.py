@@ -37,6 +37,7 @@ from .._validate import (
     check_real,
 )
 from ..accounting import Budget, amplify_any_by_subsampling, amplify_by_subsampling
+from ..accounting._event import PrivacyEvent
 from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
 from ..hypotheses import Halfspace
@@ -464,7 +465,10 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
 
     **Privacy guarantee.** ``epsilon``-DP (replace-one, public ``n``): stage 1 spends
     ``split * epsilon`` and stage 2 the rest (basic composition; the paper leaves the split
-    open, the notes use 1/2). Charged once.
+    open, the notes use 1/2). Charged once, as the native event
+    ``PrivacyEvent.composed([bounded_range(eps1), bounded_range(eps2)], budget=Budget(epsilon))``
+    (each stage is one exponential mechanism, hence bounded-range: Durfee and Rogers 2019): a
+    basic accountant charges ``Budget(epsilon)``, a zCDP one ``(eps1^2 + eps2^2) / 8``.
 
     **Utility** (Example 22): excess :math:`O((s \ln d + \ln n)/(n\varepsilon_1))` in stage 1
     and :math:`O((s\ln L + s\ln n)/(n \varepsilon_2))` in stage 2: logarithmic in ``d``.
@@ -598,7 +602,16 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
 
         budget = self.privacy_guarantee(n)
         s_idx, w_idx = _charged(
-            self.accountant, budget.epsilon, budget.delta, "best-subset ERM", run
+            self.accountant,
+            budget.epsilon,
+            budget.delta,
+            "best-subset ERM",
+            run,
+            # Two exponential mechanisms: eps1- and eps2-bounded-range, declared budget(eps).
+            event=lambda: PrivacyEvent.composed(
+                [PrivacyEvent.bounded_range(eps1), PrivacyEvent.bounded_range(eps2)],
+                budget=budget,
+            ),
         )
         self.support_ = supports[s_idx]
         self.coef_ = coef[s_idx * G + w_idx].copy()

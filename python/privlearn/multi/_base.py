@@ -9,7 +9,7 @@ step and predictions.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from ..mechanisms import _charged
 from ..random import Generator, RngLike, as_generator
 from ._hypotheses import Hypothesis
 from ._inputs import _check_rows, _error, _label_matrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..accounting._event import PrivacyEvent
 
 
 class _MultiLearner:
@@ -127,17 +130,28 @@ class _MultiLearner:
             self._hypotheses = self._build_hypotheses()
         return self._hypotheses
 
+    #: Whether :meth:`_native_event` is defined (else the fit charges its ``Budget``).
+    _has_native_event = False
+
+    def _native_event(self, k: int, budget: Budget) -> "PrivacyEvent":  # pragma: no cover
+        """The fit's guarantee in its native form (a
+        :class:`~privlearn.accounting._event.PrivacyEvent` whose ``budget`` is ``budget``), for
+        the learners that know one (``_has_native_event``)."""
+        raise NotImplementedError
+
     def _charged_fit(
         self, X: np.ndarray, Y: np.ndarray, budget: Optional[Budget]
     ) -> Optional[List[Hypothesis]]:
         if budget is None:
             return self._learn(X, Y, as_generator(self.rng))
+        k = int(Y.shape[1])
         return _charged(
             self.accountant,
             budget.epsilon,
             budget.delta,
             self._label,
             lambda: self._learn(X, Y, as_generator(self.rng)),
+            event=(lambda: self._native_event(k, budget)) if self._has_native_event else None,
         )
 
     def fit(self, X: Any, Y: Any) -> "_MultiLearner":

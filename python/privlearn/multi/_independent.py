@@ -13,6 +13,7 @@ from typing import Any, List, Optional, Union
 import numpy as np
 
 from ..accounting import Accountant, Budget
+from ..accounting._event import PrivacyEvent
 from ..hypotheses import HypothesisClass, Parities, Points
 from ..random import Generator, RngLike
 from ._base import _MultiLearner
@@ -61,7 +62,10 @@ class IndependentMultiLearner(_MultiLearner):
     :func:`~privlearn.accounting._bounded_range.compose_bounded_range` of them, each rounded up;
     at most ``(epsilon, delta)``, for replace-one neighbours (a row's example and all its
     labels), since each concept's run is DP with respect to the whole row. It is what the
-    accountant is charged, once.
+    accountant is charged, once, as the native event ``PrivacyEvent.repeated(run, k,
+    budget=privacy_)`` (:meth:`_native_event`: ``run`` is ``per_concept_.epsilon``-bounded-range
+    for an exponential-mechanism base, pure for another pure base): a basic accountant charges
+    ``privacy_``, a zCDP accountant ``k per_concept_.epsilon^2 / 8`` for an exponential base.
 
     Parameters
     ----------
@@ -160,6 +164,24 @@ class IndependentMultiLearner(_MultiLearner):
         self.per_concept_ = per
         self.composition_ = name
         return total
+
+    _has_native_event = True
+
+    def _native_event(self, k: int, budget: Budget) -> PrivacyEvent:
+        """The ``k`` per-concept runs as one event: each run is ``per_concept_.epsilon``-bounded-
+        range for a base that certifies :attr:`SingleConceptLearner.bounded_range` (Durfee and
+        Rogers, NeurIPS 2019), else pure ``per_concept_.epsilon``-DP for a pure base, else
+        ``per_concept_``-DP; repeated ``k`` times (adaptively), with ``privacy_`` (the
+        composition theorem's total) as the declared budget."""
+        base = self._base()
+        per = self.per_concept_
+        if bool(getattr(type(base), "bounded_range", False)):
+            one = PrivacyEvent.bounded_range(per.epsilon)
+        elif bool(base.pure):
+            one = PrivacyEvent.pure(per.epsilon)
+        else:
+            one = PrivacyEvent.approx(per.epsilon, per.delta)
+        return PrivacyEvent.repeated(one, k, budget=budget)
 
     def _learn(self, X: np.ndarray, Y: np.ndarray, gen: Generator) -> List[Hypothesis]:
         per = self.per_concept_

@@ -16,6 +16,7 @@ import numpy as np
 from .. import _core
 from .._validate import check_choice, check_delta, check_epsilon, check_integer, check_probability
 from ..accounting import Accountant, Budget, compose_basic
+from ..accounting._event import PrivacyEvent
 from ..gf2 import _pack
 from ..hypotheses import FiniteClass, HypothesisClass, Parities, Points, check_hypothesis_class
 from ..random import Generator, RngLike
@@ -23,7 +24,7 @@ from ._base import _MultiLearner
 from ._budget import COMPOSITIONS, _basic_split, _resolve
 from ._hypotheses import Hypothesis, _grouped, _predictions
 from ._inputs import _error, _unpack_words
-from ._sanitizers import _support, mwem
+from ._sanitizers import _support, mwem, mwem_event
 from ._single import _em_columns, _mistakes
 
 
@@ -65,6 +66,8 @@ class SanitizerMultiLearner(_MultiLearner):
     **Privacy:** ``privacy_`` = :func:`~privlearn.accounting.compose_basic` of the sanitizer's
     budget and the composed exponential mechanisms, at most ``(epsilon, delta)``, for
     replace-one neighbours. The candidates are a post-processing of the sanitizer's output.
+    It is charged as the native event of :meth:`_native_event` (the sanitizer's, then ``k``
+    ``per_concept_.epsilon``-bounded-range mechanisms, declared budget ``privacy_``).
 
     **Accuracy** (three events, Lemma 3.7): if the sanitizer is ``alpha``-accurate for ``C^⊕``,
     some candidate is within ``alpha`` of each concept's best hypothesis, and each concept's
@@ -227,6 +230,23 @@ class SanitizerMultiLearner(_MultiLearner):
         self.per_concept_ = per
         self.composition_ = name
         return compose_basic([san, em_total])
+
+    _has_native_event = True
+
+    def _native_event(self, k: int, budget: Budget) -> PrivacyEvent:
+        """The sanitizer then the ``k`` exponential mechanisms as one event: MWEM's own event
+        (:func:`~privlearn.multi._sanitizers.mwem_event`) or the stability histogram's
+        ``(epsilon, delta)`` (no native curve), then ``k`` mechanisms each
+        ``per_concept_.epsilon``-bounded-range (Durfee and Rogers, NeurIPS 2019), with
+        ``privacy_`` as the declared budget."""
+        san = self._san_budget
+        first = (
+            mwem_event(san.epsilon, check_integer(self.rounds, "rounds", 1))
+            if self._kind() == "mwem"
+            else PrivacyEvent.approx(san.epsilon, san.delta)
+        )
+        ems = PrivacyEvent.repeated(PrivacyEvent.bounded_range(self.per_concept_.epsilon), k)
+        return PrivacyEvent.composed([first, ems], budget=budget)
 
     def _sanitize_points(self, X: np.ndarray, gen: Generator) -> np.ndarray:
         keys, _, counts = _support(X)

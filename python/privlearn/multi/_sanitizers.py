@@ -17,6 +17,7 @@ import numpy as np
 from .. import _core
 from .._validate import check_delta, check_epsilon, check_integer
 from ..accounting import Accountant, Budget
+from ..accounting._event import PrivacyEvent
 from ..hypotheses import _points
 from ..mechanisms import _charged, exponential, laplace
 from ..random import RngLike, as_generator
@@ -124,7 +125,9 @@ def mwem(
 
     **Privacy:** ``epsilon``-DP (pure) for replace-one neighbours with ``n`` public (Hardt,
     Ligett and McSherry, Theorem 2.1: ``2 rounds`` mechanisms of ``epsilon / (2 rounds)``, basic
-    composition): replacing one record changes every counting query by at most 1. The mechanisms
+    composition): replacing one record changes every counting query by at most 1. The accountant
+    is charged the native event :func:`mwem_event` (``rounds`` bounded-range selections and pure
+    Laplace measurements, declared budget ``Budget(epsilon)``). The mechanisms
     are the exact ones of :mod:`privlearn.mechanisms`. This is the published substitute for the
     notes' private multiplicative weights allowed by erratum 002-11.
 
@@ -183,4 +186,18 @@ def mwem(
             total += a
         return total / total.sum()
 
-    return _charged(accountant, epsilon, 0.0, "MWEM", run)
+    return _charged(
+        accountant, epsilon, 0.0, "MWEM", run, event=lambda: mwem_event(epsilon, rounds)
+    )
+
+
+def mwem_event(epsilon: float, rounds: int) -> PrivacyEvent:
+    """The native guarantee of :func:`mwem` (replace-one, ``n`` public): ``rounds`` rounds of
+    an exponential mechanism (``step``-bounded-range: Durfee and Rogers, NeurIPS 2019) then a
+    Laplace measurement (pure ``step``-DP, charged as :func:`privlearn.mechanisms.laplace`
+    charges it), ``step = epsilon / (2 rounds)`` rounded down as :func:`mwem` uses it, with the
+    declared budget ``Budget(epsilon)`` (basic composition; Hardt, Ligett and McSherry,
+    Theorem 2.1)."""
+    step = (Budget(epsilon) / (2 * rounds)).epsilon
+    one = PrivacyEvent.composed([PrivacyEvent.bounded_range(step), PrivacyEvent.pure(step)])
+    return PrivacyEvent.repeated(one, rounds, budget=Budget(epsilon))

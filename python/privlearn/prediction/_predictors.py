@@ -15,6 +15,7 @@ from .._certified import public_n_samples
 from .._validate import check_choice, check_epsilon, check_integer, check_probability
 from ..accounting import Accountant
 from ..accounting._accountant import check_accountant
+from ..accounting._event import PrivacyEvent
 from ..errors import InvalidParameterError
 from ..hypotheses import FiniteClass, HypothesisClass, _labels, check_hypothesis_class
 from ..random import as_generator, spawn_seeds
@@ -321,7 +322,9 @@ class PrivatePredictor(PerQueryCharging, _Predictor):
 
     **Accounting.** The guarantee is per query; ``q`` answers compose (basic composition) to
     ``q * epsilon_``, which :meth:`predict` charges to ``accountant`` before drawing anything,
-    refusing a batch that does not fit (ERRATA 003-2). Each query uses fresh randomness.
+    refusing a batch that does not fit (ERRATA 003-2). The charge is the native event
+    ``PrivacyEvent.repeated(PrivacyEvent.pure(epsilon_), q)`` (replace-one), whose basic budget
+    is ``q * epsilon_`` and which a zCDP accountant charges ``q epsilon_^2 / 2``. Each query uses fresh randomness.
     ``fit`` releases nothing, so the predictor has no per-fit ``privacy_guarantee``
     (:class:`privlearn._certified.CertifiedRelease`): a composite that charges one guarantee
     per fit (e.g. :class:`~privlearn.learners.SubsampledERM`) refuses it as a base, since it
@@ -657,7 +660,11 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
     most 1: every answer is an ``epsilon_``-private prediction (replace-one, ``n`` public; the
     partition is data-independent). Labels must be 0/1 (the label set is fixed, not read from the
     data). Sampling is exact. ``q`` answers cost ``q * epsilon_`` (basic composition), charged
-    to ``accountant`` before anything is drawn. A block whose labels are all equal gets a
+    to ``accountant`` before anything is drawn, as the native event
+    ``PrivacyEvent.repeated(answer, q)`` (replace-one): ``answer`` is
+    ``PrivacyEvent.bounded_range(epsilon_)`` for the noisy vote (one exponential mechanism:
+    Durfee and Rogers 2019; ``q epsilon_^2 / 8``-zCDP) and ``PrivacyEvent.pure(epsilon_)``
+    for randomized-response aggregation. A block whose labels are all equal gets a
     constant teacher (scikit-learn classifiers refuse one class). The guarantee holds only with
     ``rng=None``. No ``predict_proba``: the vote probabilities are not private (ERRATA 003-1).
     The teachers themselves are **not** private (plain fits on their blocks): they are kept as
@@ -756,6 +763,14 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
         self.n_samples_ = n
         self._reset_spending()
         return self
+
+    def _answer_event(self) -> PrivacyEvent:
+        """One answer's native guarantee: the noisy vote is one exponential mechanism on the
+        counts (sensitivity 1), hence ``epsilon_``-bounded-range (Durfee and Rogers, NeurIPS
+        2019); randomized-response aggregation is pure ``epsilon_``-DP."""
+        if self._flip is None:
+            return PrivacyEvent.bounded_range(self.epsilon_)
+        return PrivacyEvent.pure(self.epsilon_)
 
     def _votes(self, X: Any) -> np.ndarray:
         if not hasattr(self, "_teachers"):
