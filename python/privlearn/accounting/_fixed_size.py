@@ -164,7 +164,14 @@ def _curve_from_moments(phi: Dict[int, Decimal]) -> List[float]:
 
 
 def _min_curves(*curves: Sequence[float]) -> List[float]:
-    return [min(vals) for vals in zip(*curves)]
+    """The pointwise minimum of upper bounds, then the running minimum from the highest order
+    down: a Rényi divergence is non-decreasing in its order (van Erven and Harremoës, IEEE
+    Trans. Inf. Theory 2014, Theorem 3), so a bound at a higher order holds at every lower one
+    (this makes the curve non-decreasing)."""
+    out = [min(vals) for vals in zip(*curves)]
+    for i in range(len(out) - 2, -1, -1):
+        out[i] = min(out[i], out[i + 1])
+    return out
 
 
 def rdp_fixed_size_gaussian(
@@ -220,7 +227,9 @@ def rdp_fixed_size_gaussian(
     RdpCurve
         Replace-one. Evaluated in 80-digit decimal arithmetic (all terms positive, no
         cancellation), rounded up with the margin of
-        :func:`~privlearn.accounting._neighbours._sum_up`; the minimum of valid upper bounds.
+        :func:`~privlearn.accounting._neighbours._sum_up`; the minimum of valid upper bounds,
+        then the running minimum from the highest order down (a Rényi divergence is
+        non-decreasing in the order), so the curve is non-decreasing.
 
     Raises
     ------
@@ -322,7 +331,8 @@ def rdp_fixed_size_laplace(
         Replace-one. :math:`\varepsilon_0` rounded up (every bound grows with it); the decimal
         evaluation uses ``80 + 2 max(0, ceil(-log10 eps0)) + 10`` digits (the one cancellation,
         in :math:`e^{\varepsilon(2)} - 1`, loses fewer digits than the extra ones), rounded up
-        with the margin of :func:`~privlearn.accounting._neighbours._sum_up`.
+        with the margin of :func:`~privlearn.accounting._neighbours._sum_up`; then the running
+        minimum from the highest order down, as for :func:`rdp_fixed_size_gaussian`.
 
     Raises
     ------
@@ -334,8 +344,8 @@ def rdp_fixed_size_laplace(
     b = check_positive(scale, "scale")
     d = check_positive(sensitivity, "sensitivity")
     nb = _replace_one(neighbours)
-    e0 = _laplace_e0(b, d)
-    base = rdp_laplace(1.0, e0, neighbours=nb)  # the curve at eps0 = e0 (rounded up)
+    e0 = _laplace_e0(b, d)  # rounded up: Theorem 9's terms and the pure epsilon
+    base = rdp_laplace(b, d, neighbours=nb)  # the exact ratio d / b
     if q == 1.0:
         return base
     return _laplace_curve(q, e0, base)
