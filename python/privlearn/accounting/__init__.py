@@ -21,12 +21,13 @@ neighbouring relation, ``"replace-one"`` or ``"add/remove-one"``; mixing them is
 :class:`ZcdpBudget`, ``zcdp_*``           rho-zCDP: Gaussian, pure, bounded range (eps^2/8)
 :class:`RdpCurve`, ``rdp_*``              Rényi DP on dp_accounting's orders: Gaussian, Laplace,
                                           randomized response, pure, bounded range (exact
-                                          worst pair), Poisson-subsampled Gaussian
+                                          worst pair), Poisson-subsampled Gaussian,
+                                          fixed-size-subsampled Gaussian and Laplace
 :class:`PldCurve`, ``pld_*``              pessimistic discretised privacy-loss distributions
                                           (connect-the-dots), composed by FFT in Rust: Gaussian,
                                           Laplace, discrete Laplace and Gaussian, randomized
-                                          response, pure, approximate DP, Poisson-subsampled
-                                          Gaussian and Laplace
+                                          response, pure, approximate DP, Poisson- and
+                                          fixed-size-subsampled Gaussian and Laplace
 ========================================  =====================================================
 
 **Composition and conversion.**
@@ -52,7 +53,8 @@ neighbouring relation, ``"replace-one"`` or ``"add/remove-one"``; mixing them is
 have the same size ``n`` (which is public) and differ by replacing one record ("substitution",
 "replace-one"). Composition and group privacy hold for any neighbouring relation, as long as
 every mechanism involved is private with respect to the same one; the subsampling theorems are
-stated for replace-one and say so, and the Poisson-subsampled curves for add/remove-one.
+stated for replace-one and say so, the Poisson-subsampled curves for add/remove-one and the
+fixed-size (without replacement) subsampled curves for replace-one.
 
 **Rounding.** Every bound is computed in high-precision decimal arithmetic (Python's
 :mod:`decimal`, 50 or more significant digits) or exactly (:class:`fractions.Fraction`), and the
@@ -84,6 +86,7 @@ Layout (one concept per private module; the public names are those of ``__all__`
 ``_convert``                  zCDP and RDP to (epsilon, delta) (Canonne–Kamath–Steinke)
 ``_bounded_range``            adaptive composition of bounded-range (exponential) mechanisms
 ``_pld``                      privacy-loss distributions (the Rust core composes them)
+``_fixed_size``               fixed-size subsampling (without replacement): RDP and PLD curves
 ``_dp_accounting``            export to and import from dp_accounting's ``DpEvent`` s
 ============================  ===================================================================
 
@@ -136,6 +139,13 @@ from ._composition import compose_advanced, compose_basic, compose_optimal, grou
 from ._convert import rdp_delta, rdp_to_dp, zcdp_delta, zcdp_to_dp
 from ._dp_accounting import from_dp_event, to_dp_event
 from ._event import PrivacyEvent
+from ._fixed_size import (
+    fixed_size_laplace_epsilon,
+    pld_fixed_size_gaussian,
+    pld_fixed_size_laplace,
+    rdp_fixed_size_gaussian,
+    rdp_fixed_size_laplace,
+)
 from ._pld import (
     PldCurve,
     compose_pld,
@@ -194,6 +204,9 @@ __all__ = [
     "rdp_bounded_range",
     "rdp_zcdp",
     "rdp_subsampled_gaussian",
+    "rdp_fixed_size_gaussian",
+    "rdp_fixed_size_laplace",
+    "fixed_size_laplace_epsilon",
     "rdp_to_dp",
     "rdp_delta",
     "PldCurve",
@@ -207,6 +220,8 @@ __all__ = [
     "pld_approx",
     "pld_subsampled_gaussian",
     "pld_subsampled_laplace",
+    "pld_fixed_size_gaussian",
+    "pld_fixed_size_laplace",
     "to_dp_event",
     "from_dp_event",
 ]
