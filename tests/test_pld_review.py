@@ -20,7 +20,6 @@ from scipy import special
 
 from privlearn import _core
 from privlearn.accounting import _pld as P
-from privlearn.errors import InvalidParameterError
 
 mp.mp.dps = 40
 
@@ -291,14 +290,6 @@ def test_discrete_laplace_never_below_exact(b, d):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=InvalidParameterError,
-    reason="review defect: the exact Gaussian's event is a discrete Gaussian in grid units "
-    "(gaussian_plan: sensitivity ~2^20 units, sigma ~4.4e6 units), beyond pld_discrete_gaussian's "
-    "limits (sigma <= 1e5, sensitivity <= 1000): the event has no PLD and a 'pld' accountant "
-    "refuses a plan holding it",
-)
 def test_exact_gaussian_event_has_a_safe_pld():
     from privlearn import mechanisms
 

@@ -813,20 +813,12 @@ def _pld_of(event: PrivacyEvent, v: float) -> "PldCurve":
                 event,
                 "PLD",
                 "the privacy loss of a vector of discrete Gaussians is not that of one "
-                "coordinate; use its zCDP or RDP form",
+                "coordinate with the L2 sensitivity (the discrete Gaussian is not rotation "
+                "invariant; Canonne, Kamath and Steinke 2020 bound it only through zCDP); use "
+                "its zCDP or RDP form",
             )
-        if p[0] > _pld.DISCRETE_GAUSSIAN_MAX_SIGMA or p[1] > _pld.DISCRETE_MAX_SHIFTS:
-            # The exact Gaussian mechanism's event (sigma ~ 2^22 grid units): enumerating its
-            # atoms is out of reach, and the continuous Gaussian's PLD is not proven to
-            # dominate the discrete one.
-            raise _no_form(
-                event,
-                "PLD",
-                f"the discrete Gaussian's atoms are enumerated only for sigma <= "
-                f"{_pld.DISCRETE_GAUSSIAN_MAX_SIGMA:g} and sensitivity <= "
-                f"{_pld.DISCRETE_MAX_SHIFTS} (grid units); compose the exact Gaussian "
-                "mechanism in zCDP or RDP mode, or use numerics='fast' for a PLD plan",
-            )
+        # Any sigma: the exact Gaussian mechanism's events (sigma ~ 4e6 grid units) take the
+        # Euler-Maclaurin bound of pld_discrete_gaussian.
         return _pld.pld_discrete_gaussian(p[0], sensitivity=p[1], **kw)
     if k == "discrete_laplace":
         return _pld.pld_discrete_laplace(p[0], sensitivity=p[1], **kw)

@@ -647,10 +647,8 @@ def _shift_max(
     return _symmetric(lmin, lmax, h, f, neighbours)
 
 
+#: Largest number of shifts whose atoms are enumerated.
 _MAX_SHIFTS = 1000
-#: The discrete constructors' limits (their atoms are enumerated), read by the events.
-DISCRETE_MAX_SHIFTS = _MAX_SHIFTS
-DISCRETE_GAUSSIAN_MAX_SIGMA = 1e5
 
 
 @lru_cache(maxsize=256)
@@ -748,6 +746,93 @@ def _discrete_gaussian(sigma: float, shifts: int, h: float, neighbours: str) -> 
     return _shift_max(pair, shifts, h, neighbours)
 
 
+#: Euler-Maclaurin remainder constant of order 3, 2 zeta(3) / (2 pi)^3 = 0.0096920449..., rounded up.
+_EM3 = 0.0096920450
+_SQRT3 = math.sqrt(3.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: Largest integer sensitivity of the discrete Gaussian (held exactly in a double).
+_MAX_DG_SENSITIVITY = 2**53
+#: Sigma from which the Euler-Maclaurin bound replaces the enumeration of atoms.
+_DG_ENUMERATE_BELOW = 1000.0
+
+
+def _dg_tail_parts(
+    y: np.ndarray, s: float, shift: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""For integers ``y``: :math:`e^{\mathrm{shift}} \sum_{k \ge y} e^{-k^2/(2s^2)} /
+    (\sqrt{2\pi} s) = q + c + r` with :math:`|r| \le` ``rem``; returns ``(q, c, rem)``.
+
+    Euler-Maclaurin of order 3 on :math:`[y, \infty)` (the terms at infinity vanish):
+    :math:`\sum_{k \ge y} g(k) = \int_y^\infty g + g(y)/2 - g'(y)/12 + R` with
+    :math:`|R| \le 2\zeta(3)/(2\pi)^3 \int_y^\infty |g'''|`; the last integral is the total
+    variation of :math:`g'' = (u^2 - 1) e^{-u^2/2} / s^2` (:math:`u = t/s`), which is monotone
+    between the zeros :math:`-\sqrt3, 0, \sqrt3` of :math:`g'''` and is summed exactly
+    piecewise. Normalised by :math:`\sqrt{2\pi} s`: :math:`q = \Phi(-u)`,
+    :math:`c = \varphi(u)/(2s) + u\varphi(u)/(12 s^2)`, ``rem`` :math:`= 0.00969 \,
+    TV/s^3` with the total variation of :math:`(u^2 - 1)\varphi(u)`."""
+    u = y / s
+
+    def h(v: np.ndarray) -> np.ndarray:
+        return (v * v - 1.0) * np.exp(shift - v * v / 2.0) * _INV_SQRT_2PI
+
+    p1 = np.maximum(u, -_SQRT3)
+    p2 = np.maximum(u, 0.0)
+    p3 = np.maximum(u, _SQRT3)
+    h0, h1, h2, h3 = h(u), h(p1), h(p2), h(p3)
+    tv = np.abs(h1 - h0) + np.abs(h2 - h1) + np.abs(h3 - h2) + np.abs(h3)
+    q = np.exp(shift + special.log_ndtr(-u))
+    ph = np.exp(shift - u * u / 2.0) * _INV_SQRT_2PI
+    c = ph / (2.0 * s) + u * ph / (12.0 * s * s)
+    return q, c, _EM3 * tv / (s * s * s)
+
+
+def _dg_delta_upper(eps: np.ndarray, s: float, d: int) -> np.ndarray:
+    r"""Upper bound of the hockey-stick curve of :math:`(N_{\mathbb Z}(0, s^2),
+    N_{\mathbb Z}(d, s^2))` at the points ``eps`` (any real), for the integer shift ``d``.
+
+    With :math:`g(k) = e^{-k^2/(2s^2)}`, :math:`C = \sum_{k\in\mathbb Z} g(k)` and
+    :math:`x_1 = \varepsilon s^2/d - d/2`, the curve is :math:`\max_{y \in \mathbb Z} N(y)/C`,
+    :math:`N(y) = \sum_{k \ge y} g(k) - e^\varepsilon \sum_{k \ge y + d} g(k)`, attained at the
+    smallest integer :math:`y_1 > x_1` (Canonne, Kamath and Steinke, NeurIPS 2020, Theorem 7;
+    the pairs :math:`g(k) - e^\varepsilon g(k + d)` are non-negative exactly for :math:`k >
+    x_1`). Each tail sum is bounded by :func:`_dg_tail_parts` (the first from above, the second
+    from below), :math:`C \ge \sqrt{2\pi} s` (Poisson summation: :math:`C = \sqrt{2\pi} s (1 +
+    2\sum_{j \ge 1} e^{-2\pi^2 s^2 j^2})`), and the bound is the largest over :math:`y \in
+    \{y_1 - 1, y_1, y_1 + 1\}` (:math:`y_1` computed in floating point, off by at most one;
+    every :math:`N(y) \le N(y_1)`, so the maximum of upper bounds of :math:`N(y)` over a set
+    containing :math:`y_1` bounds :math:`N(y_1)`), raised by :data:`_REL` times the sum of the
+    absolute values of the terms (scipy's ``log_ndtr`` and ``exp`` to a few ulps; :math:`u =
+    y/s` to one ulp, which moves :math:`\Phi(-u)` by a relative :math:`u^2 2^{-53}` below
+    1e-13 on the grids used), clipped to ``[0, 1]``."""
+    eps = np.asarray(eps, dtype=np.float64)
+    fd = float(d)
+    x1 = eps * (s * s) / fd - fd / 2.0
+    y1 = np.floor(x1) + 1.0
+    zero = np.zeros_like(eps)
+    best = zero.copy()
+    for off in (-1.0, 0.0, 1.0):
+        y = y1 + off
+        qa, ca, ra = _dg_tail_parts(y, s, zero)
+        qb, cb, rb = _dg_tail_parts(y + fd, s, eps)
+        pos = qa + np.maximum(ca, 0.0) + ra + rb + np.maximum(-cb, 0.0)
+        neg = qb + np.maximum(cb, 0.0) + np.maximum(-ca, 0.0)
+        best = np.maximum(best, pos - neg + _REL * (pos + neg))
+    return np.clip(np.nan_to_num(best, nan=1.0), 0.0, 1.0)
+
+
+@lru_cache(maxsize=256)
+def _discrete_gaussian_em(sigma: float, d: int, h: float, neighbours: str) -> PldCurve:
+    """The PLD of :func:`_dg_delta_upper` (symmetric pair); grid as :func:`_gaussian`'s for
+    ``mu = d / sigma`` (rounded up): mass outside it goes to the safe side."""
+    mu = _float_up(Fraction(d) / Fraction(sigma))
+
+    def f(eps: np.ndarray) -> np.ndarray:
+        return _dg_delta_upper(eps, sigma, d)
+
+    centre = mu * mu / 2.0
+    return _symmetric(centre - _Z * mu, centre + _Z * mu, h, f, neighbours)
+
+
 def pld_discrete_gaussian(
     sigma: float,
     *,
@@ -759,20 +844,40 @@ def pld_discrete_gaussian(
     :func:`privlearn.mechanisms.discrete_gaussian`: noise :math:`P(Z = z) \propto
     e^{-z^2/(2\sigma^2)}` on an integer-valued scalar query of sensitivity :math:`\Delta`.
 
-    For each shift :math:`d = 1, \dots, \Delta` the pair :math:`(Z, Z + d)` has losses
-    :math:`(d^2 - 2zd)/(2\sigma^2)` (Canonne, Kamath and Steinke, "The Discrete Gaussian for
-    Differential Privacy", NeurIPS 2020, Section 2.2 and Theorem 7, where :math:`\delta` is the
-    same sum); the atoms :math:`|z| \le 12\sigma + 2` are summed exactly (the mass beyond, below
-    1e-31, is placed on the safe side: half on :math:`+\infty`, half on the lowest loss, each
-    bounded by a geometric series), and the curve is the pointwise maximum over the shifts.
-    Symmetric: one PLD.
+    The pair of a shift :math:`d` is :math:`(Z, Z + d)`, with losses
+    :math:`(d^2 - 2zd)/(2\sigma^2)` decreasing in :math:`z`, so its curve is
+    :math:`\delta_d(\varepsilon) = \max_a [F(a) - e^\varepsilon F(a - d)]` over integers
+    :math:`a` (:math:`F` the distribution function of :math:`Z`; Canonne, Kamath and Steinke,
+    "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Section 2.2 and Theorem 7).
+    Each bracket grows with :math:`d`, so :math:`\delta_d \le \delta_\Delta` for
+    :math:`1 \le d \le \Delta`; negative shifts and the swapped pair give the same curve (the
+    noise is symmetric). Neighbouring notion: the one for which :math:`\Delta` holds, recorded.
+
+    Two evaluations of an upper bound of the curve:
+
+    * ``sigma < 1000`` and ``sensitivity <= 1000``: the atoms :math:`|z| \le 12\sigma + 2` are
+      summed exactly (the mass beyond, below 1e-31, is placed on the safe side: half on
+      :math:`+\infty`, half on the lowest loss, each bounded by a geometric series), and the
+      curve is the pointwise maximum over the shifts :math:`1, \dots, \Delta`; margin
+      ``4 n u`` plus 1e-12 relative to the terms;
+    * otherwise (the exact :func:`privlearn.mechanisms.gaussian`'s events, :math:`\sigma \sim
+      4\cdot 10^6` grid units): the shift :math:`\Delta` only, each tail sum
+      :math:`\sum_{k \ge y} e^{-k^2/(2\sigma^2)}` bounded by the Euler-Maclaurin formula of
+      order 3 with its remainder bound :math:`2\zeta(3)/(2\pi)^3 \int |g'''|` (upper bound for
+      the positive term, lower bound for the subtracted one) and the normaliser bounded below
+      by :math:`\sqrt{2\pi}\sigma` (Poisson summation), see :func:`_dg_delta_upper`. Its excess
+      over the exact curve (measured where :math:`\delta \ge 10^{-6}`) is a relative 7e-4 at
+      :math:`\sigma = 50`, 2e-5 at 300, 2e-9 at 3000, and falls fast with :math:`\sigma`; on the grid
+      :math:`\mu^2/2 \pm 9.5\mu`, :math:`\mu = \Delta/\sigma` (outside mass to the safe side).
+
+    Then connect-the-dots (pessimistic). Symmetric: one PLD.
 
     Parameters
     ----------
     sigma : float
-        > 0 (at most 1e5: the atoms are enumerated).
+        > 0, finite.
     sensitivity : int, default 1
-        Integer sensitivity, 1 to 1000.
+        Integer sensitivity, 1 to 2**53.
     neighbours : {"replace-one", "add/remove-one"}, default "replace-one"
     value_discretization : float, default 1e-4
 
@@ -783,16 +888,22 @@ def pld_discrete_gaussian(
     Raises
     ------
     InvalidParameterError
-        On a bad argument or a grid too large.
+        On a bad argument, losses beyond 700 or a grid too large.
     """
-    s = check_real(sigma, "sigma", 0.0, DISCRETE_GAUSSIAN_MAX_SIGMA, lo_open=True)
+    s = check_real(sigma, "sigma", 0.0, lo_open=True)
     d = check_integer(sensitivity, "sensitivity", 1)
-    if d > _MAX_SHIFTS:
-        raise InvalidParameterError(
-            f"sensitivity: must be at most {_MAX_SHIFTS}; got {d}", "sensitivity"
-        )
+    if d > _MAX_DG_SENSITIVITY:
+        raise InvalidParameterError(f"sensitivity: must be at most 2**53; got {d}", "sensitivity")
     nb = _neighbours_arg(neighbours)
     h = _h_arg(value_discretization)
+    if s >= _DG_ENUMERATE_BELOW or d > _MAX_SHIFTS:
+        mu = d / s
+        if not mu * mu / 2.0 + _Z * mu <= _MAX_LOSS:
+            raise InvalidParameterError(
+                f"sigma: too small for sensitivity {d} (privacy losses beyond {_MAX_LOSS:g})",
+                "sigma",
+            )
+        return _discrete_gaussian_em(s, d, h, nb)
     zmax = 12.0 * s + 2 + d
     if (d * d + 2.0 * zmax * d) / (2.0 * s * s) > _MAX_LOSS:
         raise InvalidParameterError(
