@@ -61,6 +61,13 @@ def rows(quick: bool) -> List[Row]:
     h = 1e-4
     eps_ours = _ours_subsampled(h)
     t_ours = best_time(lambda: _ours_subsampled(h), reps)
+    # Our accuracy knob: at h = 5e-5 ours (error bound included) is at most dp_accounting's
+    # epsilon at its default h = 1e-4; at h = 1e-4 it is above by the cost of our rigorous
+    # error bound (~8.5e-11 in delta: 6.1e-11 the construction's bound times k, 2.3e-11 the
+    # k-fold FFT's, pld.rs Pld::power_fft), about 2.5e-5 in epsilon.
+    h_fine = 5e-5
+    eps_fine = _ours_subsampled(h_fine)
+    t_fine = best_time(lambda: _ours_subsampled(h_fine), reps)
     name = "PLD: 10^4-fold Poisson-subsampled Gaussian (q=0.01, sigma=1), epsilon at 1e-6"
     try:
         import dp_accounting
@@ -77,16 +84,22 @@ def rows(quick: bool) -> List[Row]:
 
         eps_theirs = theirs()
         t_theirs = best_time(theirs, 1 if quick else 2)
-        out.append(
-            Row(
-                name,
-                t_ours,
-                "dp_accounting PLDAccountant (defaults: h = 1e-4)",
-                t_theirs,
-                ">= 10x",
-                note=f"epsilon {eps_ours:.5f} (with error bound) vs {eps_theirs:.5f}",
+        for hh, eps, t, target in (
+            (h, eps_ours, t_ours, ">= 10x"),
+            (h_fine, eps_fine, t_fine, "-"),
+        ):
+            verdict = "at most" if eps <= eps_theirs else "ABOVE"
+            out.append(
+                Row(
+                    f"{name}, ours at h = {hh:g}",
+                    t,
+                    "dp_accounting PLDAccountant (defaults: h = 1e-4)",
+                    t_theirs,
+                    target,
+                    note=f"epsilon {eps:.7f} (with rigorous error bound) vs {eps_theirs:.7f} "
+                    f"(none): ours {verdict} theirs, difference {eps - eps_theirs:+.2e}",
+                )
             )
-        )
     except ImportError:
         out.append(
             Row(name, t_ours, "dp_accounting", None, ">= 10x", note="pip install dp-accounting")
