@@ -896,7 +896,8 @@ def _composed_pld(event: PrivacyEvent, v: float) -> "PldCurve":
     leaf of count 1 keeps :func:`~privlearn.accounting._pld.pld_gaussian`'s own curve.
 
     The other leaves are built by their own constructors (equal parameters give the same cached
-    curve) and passed with their counts to the composition of :mod:`privlearn.accounting._pld`
+    curve; several Laplace leaves in one batch, ``_pld._laplace_many``, the same curves built on
+    all cores) and passed with their counts to the composition of :mod:`privlearn.accounting._pld`
     (``_compose_counted``): equal curves are grouped, the repeated ones composed with each other
     once and self-composed by their smallest common count, the rest convolved in rounds,
     smallest support first. A leaf without a PLD form (``zcdp``, ``rdp``) raises. All leaves share the event's
@@ -918,7 +919,16 @@ def _composed_pld(event: PrivacyEvent, v: float) -> "PldCurve":
             gaussians.append((e, c))
         else:
             counts[e] = counts.get(e, 0) + c
-    terms = [(_pld_of(e, v), c) for e, c in counts.items()]
+    # Laplace leaves: built in one call to the Rust core on all cores (equal e0 once).
+    laplace = [e for e in counts if e._kind == "laplace"]
+    built: Dict[PrivacyEvent, "PldCurve"] = {}
+    if len(laplace) > 1:
+        # The leaves' parameters (scale, sensitivity) were checked when the events were built.
+        e0s = [_pld._div_up(e._params[1], e._params[0]) for e in laplace]
+        unique = sorted(set(e0s))
+        by_e0 = dict(zip(unique, _pld._laplace_many(unique, _pld._h_arg(v), event._neighbours)))
+        built = {e: by_e0[e0] for e, e0 in zip(laplace, e0s)}
+    terms = [(built[e] if e in built else _pld_of(e, v), c) for e, c in counts.items()]
     if len(gaussians) == 1 and gaussians[0][1] == 1:
         terms.append((_pld_of(gaussians[0][0], v), 1))
     elif gaussians:

@@ -473,19 +473,6 @@ def _atoms_deltas(losses: np.ndarray, pmass: np.ndarray, inf: float, eps: np.nda
     return np.clip(_up(t1, t2, rel) + inf * (1.0 + 4.0 * _U), 0.0, 1.0)
 
 
-def _atoms_curve(
-    losses: np.ndarray, pmass: np.ndarray, inf: float, h: float, neighbours: str
-) -> PldCurve:
-    """A symmetric pair given by finitely many (loss, P-mass) atoms and a +inf mass."""
-    return _symmetric(
-        float(losses.min()),
-        float(losses.max()),
-        h,
-        lambda e: _atoms_deltas(losses, pmass, inf, e),
-        neighbours,
-    )
-
-
 # --------------------------------------------------------------------------------------------
 # Constructors
 # --------------------------------------------------------------------------------------------
@@ -562,13 +549,45 @@ def pld_gaussian(
 
 @lru_cache(maxsize=256)
 def _laplace(e0: float, h: float, neighbours: str) -> PldCurve:
-    def f(eps: np.ndarray) -> np.ndarray:
-        inside = -np.expm1((eps - e0) / 2.0)
-        below = -np.expm1(eps)
-        t = np.where(eps < -e0, below, np.where(eps >= e0, 0.0, inside))
-        return _up(t, np.zeros_like(t))
+    # The curve below evaluated on the grid with the margins of _core_from, in Rust
+    # (rust/core/src/accounting/pld_build.rs).
+    return _from_parts((_core.PldCore.laplace(h, e0),), h, neighbours)
 
-    return _symmetric(-e0, e0, h, f, neighbours)
+
+def _div_up(num: float, den: float) -> float:
+    """The smallest float >= ``num / den`` (exact), for positive finite floats: the correctly
+    rounded quotient, moved up one float when it lies below the exact ratio (an exact integer
+    comparison of the three floats' integer ratios; ``Fraction`` outside the normal range)."""
+    q = num / den
+    if not (2.0**-1000 < q < 2.0**1000):
+        return _float_up(Fraction(num) / Fraction(den))
+    qn, qd = q.as_integer_ratio()
+    nn, nd = num.as_integer_ratio()
+    dn, dd = den.as_integer_ratio()
+    # q < (nn / nd) / (dn / dd)  <=>  qn nd dn < nn dd qd (positive denominators)
+    if qn * nd * dn < nn * dd * qd:
+        q = math.nextafter(q, math.inf)
+    return q
+
+
+def _laplace_e0(scale: object, sensitivity: object) -> float:
+    """``sensitivity / scale`` rounded up (the safe side), checked."""
+    b = check_real(scale, "scale", 0.0, lo_open=True)
+    d = check_real(sensitivity, "sensitivity", 0.0, lo_open=True)
+    e0 = _div_up(d, b)
+    if not (math.isfinite(e0) and e0 > 0.0):
+        raise InvalidParameterError(
+            f"scale: sensitivity / scale must be a positive finite number; got {d!r} / {b!r}",
+            "scale",
+        )
+    return e0
+
+
+def _laplace_many(e0s: List[float], h: float, neighbours: str) -> List[PldCurve]:
+    """:func:`pld_laplace`'s curves for each ``e0`` of ``e0s`` (from :func:`_laplace_e0`), built
+    in one call to the Rust core on all cores (not cached)."""
+    cores = _core.PldCore.laplace_many(h, e0s)
+    return [_from_parts((c,), h, neighbours) for c in cores]
 
 
 def pld_laplace(
@@ -607,23 +626,17 @@ def pld_laplace(
     Returns
     -------
     PldCurve
-        Exact closed form (``expm1``) raised by the margin, connect-the-dots.
+        Exact closed form (``expm1``) raised by the margin, connect-the-dots (grid evaluated in
+        the Rust core, ``rust/core/src/accounting/pld_build.rs``).
 
     Raises
     ------
     InvalidParameterError
         On a non-positive or non-finite argument, an unknown relation, or a grid too large.
     """
-    b = check_real(scale, "scale", 0.0, lo_open=True)
-    d = check_real(sensitivity, "sensitivity", 0.0, lo_open=True)
+    e0 = _laplace_e0(scale, sensitivity)
     nb = _neighbours_arg(neighbours)
     h = _h_arg(value_discretization)
-    e0 = _float_up(Fraction(d) / Fraction(b))  # rounded up: the safe side
-    if not (math.isfinite(e0) and e0 > 0.0):
-        raise InvalidParameterError(
-            f"scale: sensitivity / scale must be a positive finite number; got {d!r} / {b!r}",
-            "scale",
-        )
     return _laplace(e0, h, nb)
 
 
@@ -912,18 +925,18 @@ def pld_discrete_gaussian(
     return _discrete_gaussian(s, d, h, nb)
 
 
-def _rr_atoms(e: float, k: int, weight: float) -> Tuple[np.ndarray, np.ndarray]:
-    # P = (e^eps, 1, ..., 1) / Z, Q = (1, e^eps, 1, ..., 1) / Z: losses eps, -eps, 0 (k - 2 times).
-    z = math.exp(e) + (k - 1)
-    losses = np.array([e, -e, 0.0])
-    pm = weight * np.array([math.exp(e) / z, 1.0 / z, (k - 2) / z])
-    return losses, pm
+#: Largest k of k-ary randomized response (the Rust core takes a 64-bit k).
+_MAX_RR_K = 2**62
 
 
 @lru_cache(maxsize=256)
 def _rr(e: float, k: int, inf: float, h: float, neighbours: str) -> PldCurve:
-    losses, pm = _rr_atoms(e, k, 1.0 - inf)
-    return _atoms_curve(losses, pm, inf, h, neighbours)
+    # P = (e^eps, 1, ..., 1) / Z, Q = (1, e^eps, 1, ..., 1) / Z: losses eps, -eps, 0 (k - 2
+    # times), scaled by 1 - inf, plus inf on +inf; each atom split between its two grid points
+    # in closed form (connect-the-dots, rust/core/src/accounting/pld_build.rs).
+    if k > _MAX_RR_K:
+        raise InvalidParameterError(f"k: must be at most 2**62 for PLD accounting; got {k}", "k")
+    return _from_parts((_core.PldCore.randomized_response(h, e, k, inf),), h, neighbours)
 
 
 def _eps_arg(value: object) -> float:
@@ -948,7 +961,10 @@ def pld_randomized_response(
     each other value with :math:`1/(e^\varepsilon + k - 1)` (Kairouz, Bonawitz and Ramage, ICML
     2016, k-RR; Warner 1965 for ``k = 2``). Two inputs give :math:`P = (e^\varepsilon, 1, 1,
     \dots)/Z` and :math:`Q = (1, e^\varepsilon, 1, \dots)/Z`: losses :math:`\varepsilon`,
-    :math:`-\varepsilon` and :math:`0` (``k - 2`` outputs), summed exactly. Symmetric: one PLD.
+    :math:`-\varepsilon` and :math:`0` (``k - 2`` outputs). Each atom is split between its two
+    neighbouring grid points keeping its :math:`P`- and :math:`Q`-mass (connect-the-dots in
+    closed form, Doroshenko et al., PETS 2022, Section 3: the chords of the exact curve; computed
+    in the Rust core with a ``64u`` float-error bound). Symmetric: one PLD.
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 //! computes the mechanisms' curves.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use privlearn_core::accounting::Pld;
+use privlearn_core::accounting::{Pld, pld_build};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -58,6 +58,36 @@ impl PldCore {
         let data = masses.as_array().to_vec();
         let inner = detach_guarded(py, move || Pld::from_parts(h, lo, data, inf_mass, err))?;
         Ok(PldCore { inner })
+    }
+
+    /// k-ary randomized response with ``inf_mass`` on ``+inf`` (pure DP: ``k = 2``, no mass;
+    /// approximate DP: ``k = 2``, ``inf_mass = delta``), connect-the-dots in closed form.
+    #[staticmethod]
+    fn randomized_response(
+        py: Python<'_>,
+        h: f64,
+        epsilon: f64,
+        k: u64,
+        inf_mass: f64,
+    ) -> PyResult<Self> {
+        let inner = detach_guarded(py, move || {
+            pld_build::randomized_response(h, epsilon, k, inf_mass)
+        })?;
+        Ok(PldCore { inner })
+    }
+
+    /// The Laplace mechanism's PLD for ``e0 = sensitivity / scale``.
+    #[staticmethod]
+    fn laplace(py: Python<'_>, h: f64, e0: f64) -> PyResult<Self> {
+        let inner = detach_guarded(py, move || pld_build::laplace(h, e0))?;
+        Ok(PldCore { inner })
+    }
+
+    /// The Laplace mechanism's PLDs for each of ``e0s``, built in parallel.
+    #[staticmethod]
+    fn laplace_many(py: Python<'_>, h: f64, e0s: Vec<f64>) -> PyResult<Vec<Self>> {
+        let plds = detach_guarded(py, move || pld_build::laplace_many(h, &e0s))?;
+        Ok(plds.into_iter().map(|inner| PldCore { inner }).collect())
     }
 
     /// The composition of all ``plds`` (a non-empty list), smallest first.

@@ -734,9 +734,13 @@ impl Pld {
         Some(res)
     }
 
-    /// The composition of all `plds` (at least one), in rounds: the PLDs are sorted by support
-    /// size and neighbours in that order are composed pairwise (in parallel), so the FFTs stay
-    /// short; each product is truncated on the safe side.
+    /// The composition of all `plds` (at least one), smallest supports first (Huffman's order:
+    /// the cost of a composition grows with the support of its result, so the sum of the merged
+    /// supports is kept small, and the largest PLD, e.g. a merged Gaussian, is composed last).
+    /// Each round takes the two smallest PLDs and, with them, every further pair of next-smallest
+    /// PLDs that are no larger than the first pair's product (judged by untruncated sizes, the
+    /// pairs Huffman's order would compose next anyway), and composes these pairs in parallel;
+    /// each product is truncated on the safe side. Deterministic: ties keep the input order.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if `plds` is empty, the grids differ, or `tail` is out of range.
@@ -748,22 +752,24 @@ impl Pld {
         for p in plds {
             first.check_same_grid(p)?;
         }
-        let mut level: Vec<Pld> = plds.to_vec();
-        while level.len() > 1 {
-            level.sort_by_key(|p| p.masses.len());
-            let odd = if !level.len().is_multiple_of(2) {
-                level.pop()
-            } else {
-                None
-            };
-            let mut next: Vec<Pld> = level
+        let mut pool: Vec<Pld> = plds.to_vec();
+        while pool.len() > 1 {
+            // Largest first (stable), so the smallest are at the end.
+            pool.sort_by_key(|p| std::cmp::Reverse(p.masses.len()));
+            let n = pool.len();
+            let bound = pool[n - 1].masses.len() + pool[n - 2].masses.len();
+            let mut take = 2;
+            while take + 2 <= n && pool[n - take - 2].masses.len() <= bound {
+                take += 2;
+            }
+            let batch = pool.split_off(n - take);
+            let merged = batch
                 .par_chunks(2)
                 .map(|pair| pair[0].compose(&pair[1], tail))
                 .collect::<Result<Vec<Pld>>>()?;
-            next.extend(odd);
-            level = next;
+            pool.extend(merged);
         }
-        Ok(level.pop().expect("one PLD"))
+        Ok(pool.pop().expect("one PLD"))
     }
 
     /// An upper bound of the hockey-stick divergence at `eps`:
