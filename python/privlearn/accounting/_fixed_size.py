@@ -45,10 +45,17 @@ from ._neighbours import (
     ADD_REMOVE_ONE,
     REPLACE_ONE,
     _neighbours_arg,
-    _sum_up,
 )
 from ._numerics import _context, _expm1, _float_up, _log1p
-from ._rdp import RDP_ORDERS, RdpCurve, _curve_values, rdp_gaussian, rdp_laplace
+from ._rdp import (
+    RDP_ORDERS,
+    RdpCurve,
+    _chord_curve,
+    _curve_values,
+    _integer_orders,
+    rdp_gaussian,
+    rdp_laplace,
+)
 from ._subsampling import amplify_by_subsampling
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,19 +85,6 @@ def _replace_one(value: object) -> str:
             "neighbours",
         )
     return REPLACE_ONE
-
-
-def _integer_orders() -> List[int]:
-    """The integers needed for :data:`RDP_ORDERS`: each integer order, and the two integers
-    around each fractional one (1 excluded: its log-moment is 0)."""
-    need = set()
-    for a in RDP_ORDERS:
-        lo = math.floor(a)
-        need.add(lo)
-        if a != lo:
-            need.add(lo + 1)
-    need.discard(1)
-    return sorted(need)
 
 
 _INTEGERS = _integer_orders()
@@ -135,31 +129,6 @@ def _wbk_log_moments(
         for j in range(2, a + 1):
             s += math.comb(a, j) * weights[j]
         out[a] = min(_log1p(s), cgf_exp[a].ln())
-    return out
-
-
-def _curve_from_moments(phi: Dict[int, Decimal]) -> List[float]:
-    r"""The RDP bound at every order of :data:`RDP_ORDERS` from upper bounds ``phi[a]`` of the
-    log-moment :math:`\varphi(a) = (a - 1) D_a` at integers: exact at an integer order, the
-    chord of :math:`\varphi` between the two neighbouring integers at a fractional one
-    (:math:`\varphi` is convex with :math:`\varphi(1) = 0`; van Erven and Harremoës, IEEE
-    Trans. Inf. Theory 2014, Theorem 11; Wang, Balle and Kasiviswanathan 2019, Corollary 10).
-    Rounded up by :func:`~privlearn.accounting._neighbours._sum_up`."""
-    phi = dict(phi)
-    phi[1] = Decimal(0)
-    out = []
-    with decimal.localcontext(_context(_RDIGITS)):
-        for a in RDP_ORDERS:
-            alpha = Decimal(a)
-            lo = math.floor(a)
-            if a == lo:
-                out.append(_sum_up([phi[lo] / (alpha - 1)]))
-            else:
-                w_hi = alpha - lo
-                w_lo = 1 - w_hi
-                out.append(
-                    _sum_up([w_lo * phi[lo] / (alpha - 1), w_hi * phi[lo + 1] / (alpha - 1)])
-                )
     return out
 
 
@@ -261,7 +230,8 @@ def _gaussian_curve(q: float, c: Fraction, base: RdpCurve) -> RdpCurve:
             return base  # the terms are astronomically large: Theorem 9 cannot beat the base
         cgf_exp = {j: (cd * j * (j - 1)).exp() for j in range(2, top + 1)}
         phi = _wbk_log_moments(Decimal(q), cgf_exp, _expm1(2 * cd), None, _INTEGERS)
-    return _curve_values(_min_curves(_curve_from_moments(phi), base.epsilons), REPLACE_ONE)
+        chords = _chord_curve(phi)
+    return _curve_values(_min_curves(chords, base.epsilons), REPLACE_ONE)
 
 
 def _laplace_e0(scale: float, sensitivity: float) -> float:
@@ -366,7 +336,9 @@ def _laplace_curve(q: float, e0: float, base: RdpCurve) -> RdpCurve:
         }
         e2m1 = (2 * _expm1(e) + _expm1(-2 * e)) / 3  # e^{eps(2)} - 1
         phi = _wbk_log_moments(Decimal(q), cgf_exp, e2m1, _expm1(e), _INTEGERS)
-    values = _min_curves(_curve_from_moments(phi), base.epsilons, [pure] * len(RDP_ORDERS))
+    with decimal.localcontext(_context(_RDIGITS)):
+        chords = _chord_curve(phi)
+    values = _min_curves(chords, base.epsilons, [pure] * len(RDP_ORDERS))
     return _curve_values(values, REPLACE_ONE)
 
 

@@ -657,24 +657,42 @@ def rdp_subsampled_gaussian(rate: float, sigma: float) -> RdpCurve:
     s = check_positive(sigma, "sigma")
     if q == 1.0:
         return _exact_curve(1 / (2 * Fraction(s) ** 2), ADD_REMOVE_ONE)
-    integers = sorted(
-        {int(a) for a in RDP_ORDERS if a == int(a)}
-        | {math.floor(a) for a in RDP_ORDERS if a != int(a)} - {1}
-        | {math.floor(a) + 1 for a in RDP_ORDERS if a != int(a)}
-    )
-    out = []
     with decimal.localcontext(_rcontext()):
-        phi = _sgm_log_moments(_dec(q), _dec(s), integers)
-        phi[1] = Decimal(0)
-        for a in RDP_ORDERS:
-            alpha = _dec(a)
-            lo = math.floor(a)
-            if a == lo:
-                out.append(_sum_up([phi[lo] / (alpha - 1)]))
-            else:
-                w_hi = alpha - lo
-                w_lo = 1 - w_hi
-                out.append(
-                    _sum_up([w_lo * phi[lo] / (alpha - 1), w_hi * phi[lo + 1] / (alpha - 1)])
-                )
+        out = _chord_curve(_sgm_log_moments(_dec(q), _dec(s), _integer_orders()))
     return _curve_values(out, ADD_REMOVE_ONE)
+
+
+def _integer_orders() -> List[int]:
+    """The integers needed for :data:`RDP_ORDERS`: each integer order, and the two integers
+    around each fractional one (1 excluded: its log-moment is 0)."""
+    need = set()
+    for a in RDP_ORDERS:
+        lo = math.floor(a)
+        need.add(lo)
+        if a != lo:
+            need.add(lo + 1)
+    need.discard(1)
+    return sorted(need)
+
+
+def _chord_curve(phi: Dict[int, Decimal]) -> List[float]:
+    r"""The RDP bound at every order of :data:`RDP_ORDERS` from upper bounds ``phi[a]`` of the
+    log-moment :math:`\varphi(a) = (a - 1) D_a` at the integers of :func:`_integer_orders`:
+    exact at an integer order, the chord of :math:`\varphi` between the two neighbouring
+    integers at a fractional one (:math:`\varphi` is convex with :math:`\varphi(1) = 0`; van
+    Erven and Harremoës, IEEE Trans. Inf. Theory 2014, Theorem 11; Wang, Balle and
+    Kasiviswanathan, AISTATS 2019, Corollary 10). Evaluated in the current decimal context and
+    rounded up by :func:`~privlearn.accounting._neighbours._sum_up`."""
+    phi = dict(phi)
+    phi[1] = Decimal(0)
+    out = []
+    for a in RDP_ORDERS:
+        alpha = Decimal(a)  # exact
+        lo = math.floor(a)
+        if a == lo:
+            out.append(_sum_up([phi[lo] / (alpha - 1)]))
+        else:
+            w_hi = alpha - lo
+            w_lo = 1 - w_hi
+            out.append(_sum_up([w_lo * phi[lo] / (alpha - 1), w_hi * phi[lo + 1] / (alpha - 1)]))
+    return out
