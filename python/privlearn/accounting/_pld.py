@@ -51,6 +51,7 @@ earlier outputs needs a privacy filter, which this module does not provide.
 from __future__ import annotations
 
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from functools import lru_cache
@@ -109,10 +110,11 @@ _POOL: "ThreadPoolExecutor | None" = None
 
 def _each(fn: Callable[[int], object], count: int) -> List[object]:
     """``[fn(0), ..., fn(count - 1)]``; two directions run on two threads (the Rust core
-    releases the GIL)."""
+    releases the GIL). Called from one of these threads (nested), it runs in the caller's
+    thread, so the two-thread pool never waits on itself."""
     global _POOL
-    if count == 1:
-        return [fn(0)]
+    if count == 1 or threading.current_thread().name.startswith("privlearn-pld"):
+        return [fn(i) for i in range(count)]
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="privlearn-pld")
     return list(_POOL.map(fn, range(count)))
@@ -229,7 +231,8 @@ class PldCurve:
             If ``delta`` is not in (0, 1).
         """
         d = check_delta(delta, zero_ok=False)
-        return max(c.epsilon(d) for c in self._dirs)
+        dirs = self._dirs
+        return max(_each(lambda i: dirs[i].epsilon(d), len(dirs)))  # type: ignore[type-var]
 
     def to_dp(self, delta: float) -> Budget:
         r"""The :math:`(\varepsilon, \delta)` guarantee at ``delta``: ``Budget(epsilon(delta),
@@ -443,6 +446,60 @@ def _core_from(lo_loss: float, hi_loss: float, h: float, f_pq: _DeltaFn, f_qp: _
         out[neg] = np.exp(en) * f_qp(-en) * (1.0 + 8.0 * _U)
     out = np.clip(np.nan_to_num(out, nan=1.0), 0.0, 1.0)
     return _core.PldCore.from_excess(h, lo, np.ascontiguousarray(out))
+
+
+def _halves(f: _DeltaFn, x: np.ndarray) -> np.ndarray:
+    """``f(x)`` for an elementwise ``f``, the two halves of ``x`` on two threads (numpy and
+    ``scipy.special`` release the GIL) when ``x`` is long."""
+    if len(x) < 20_000:
+        return f(x)
+    mid = len(x) // 2
+    parts = (x[:mid], x[mid:])
+    return np.concatenate(_each(lambda i: f(parts[i]), 2))  # type: ignore[arg-type]
+
+
+def _core_pair(
+    pq: Tuple[float, float], qp: Tuple[float, float], h: float, f_pq: _DeltaFn, f_qp: _DeltaFn
+) -> Tuple[object, object]:
+    r"""``(_core_from(*pq, h, f_pq, f_qp), _core_from(*qp, h, f_qp, f_pq))``: the Rust PLDs of a
+    pair ``(P, Q)`` and of the swapped pair ``(Q, P)`` on the grids covering the loss ranges
+    ``pq`` and ``qp``, with the same values, each curve evaluated once per grid magnitude.
+
+    The excess of ``(P, Q)`` at :math:`-ih < 0` is :math:`e^{arepsilon} f_{QP}(-arepsilon)`
+    at the float :math:`arepsilon` just above :math:`-ih`, and :math:`-arepsilon` is the
+    float just below :math:`ih` (float products and ``nextafter`` are symmetric in the sign),
+    the very point where the excess of ``(Q, P)`` at :math:`ih` evaluates :math:`f_{QP}`; so
+    :math:`f_{QP}` is evaluated once at the floats just below :math:`ih`, :math:`i = 1..n`,
+    and serves both grids (and :math:`f_{PQ}` likewise). The long evaluations run on two
+    threads, the two cores too."""
+    a_lo, a_hi = _grid(pq[0], pq[1], h)
+    b_lo, b_hi = _grid(qp[0], qp[1], h)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        # Curve values at the floats just below i h (i = 1..n) and at -(smallest float).
+        below = np.nextafter(np.arange(1, max(a_hi, -b_lo, b_hi, -a_lo, 0) + 1) * h, -np.inf)
+        v_pq = _halves(f_pq, below[: max(a_hi, -b_lo, 0)])
+        v_qp = _halves(f_qp, below[: max(b_hi, -a_lo, 0)])
+        tiny = np.array([5e-324])
+        zero_pq = float((np.exp(tiny) * f_qp(-tiny) * (1.0 + 8.0 * _U))[0])
+        zero_qp = float((np.exp(tiny) * f_pq(-tiny) * (1.0 + 8.0 * _U))[0])
+
+        def excess(lo: int, hi: int, pos: np.ndarray, neg: np.ndarray, zero: float) -> np.ndarray:
+            out = np.empty(hi - lo + 1)
+            if hi > 0:  # indices max(lo, 1)..hi
+                out[max(lo, 1) - lo :] = pos[max(lo, 1) - 1 : hi]
+            if lo < 0:  # indices lo..min(hi, -1), i.e. magnitudes -lo down to max(-hi, 1)
+                m = np.arange(-lo, max(-hi, 1) - 1, -1)
+                out[: len(m)] = np.exp(-below[m - 1]) * neg[m - 1] * (1.0 + 8.0 * _U)
+            if lo <= 0 <= hi:
+                out[-lo] = zero
+            return np.clip(np.nan_to_num(out, nan=1.0), 0.0, 1.0)
+
+        grids = (
+            (a_lo, excess(a_lo, a_hi, v_pq, v_qp, zero_pq)),
+            (b_lo, excess(b_lo, b_hi, v_qp, v_pq, zero_qp)),
+        )
+    one, two = _each(lambda i: _core.PldCore.from_excess(h, grids[i][0], grids[i][1]), 2)
+    return one, two
 
 
 def _symmetric(lo_loss: float, hi_loss: float, h: float, f: _DeltaFn, neighbours: str) -> PldCurve:
@@ -1075,9 +1132,10 @@ def _subsampled_gaussian(q: float, s: float, h: float) -> PldCurve:
         # increasing in x; L > eps iff x > x* = s^2 log((e^eps - 1 + q)/q) + 1/2.
         above = eps > log1mq
         w = np.where(above, np.expm1(eps) + q, 1.0)  # e^eps - 1 + q
-        xs = s2 * (np.log(w) - logq) + 0.5
+        lw = np.log(w)
+        xs = s2 * (lw - logq) + 0.5
         t1 = q * special.ndtr((1.0 - xs) / s)
-        t2 = np.exp(np.log(w) + special.log_ndtr(-xs / s))
+        t2 = np.exp(lw + special.log_ndtr(-xs / s))
         return np.where(above, _up(t1, t2), np.clip(-np.expm1(eps), 0.0, 1.0))
 
     def f_add(eps: np.ndarray) -> np.ndarray:
@@ -1093,8 +1151,10 @@ def _subsampled_gaussian(q: float, s: float, h: float) -> PldCurve:
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         hi_loss = float(_mix_log(q, np.array((2.0 * (1.0 + _Z * s) - 1.0) / (2.0 * s2))))
         lo_loss = -float(_mix_log(q, np.array((2.0 * _Z * s - 1.0) / (2.0 * s2))))
-    remove = _core_from(log1mq, max(hi_loss, log1mq), h, f_remove, f_add)
-    add = _core_from(min(lo_loss, -log1mq), -log1mq, h, f_add, f_remove)
+    # The add pair is the remove pair swapped: both grids from one evaluation of each curve.
+    remove, add = _core_pair(
+        (log1mq, max(hi_loss, log1mq)), (min(lo_loss, -log1mq), -log1mq), h, f_remove, f_add
+    )
     return _from_parts((remove, add), h, ADD_REMOVE_ONE)
 
 

@@ -618,9 +618,15 @@ impl Pld {
             return None;
         }
         let target = (tail * 1e-3).max(1e-300);
-        let hi = chernoff_upper(a, kf, target);
-        let reversed: Vec<f64> = a.iter().rev().copied().collect();
-        let lo_edge = span - chernoff_upper(&reversed, kf, target);
+        // The two edges are independent: computed in parallel.
+        let (hi, lo_tail) = rayon::join(
+            || chernoff_upper(a, kf, target),
+            || {
+                let reversed: Vec<f64> = a.iter().rev().copied().collect();
+                chernoff_upper(&reversed, kf, target)
+            },
+        );
+        let lo_edge = span - lo_tail;
         let (t_lo, t_hi) = (lo_edge.max(0.0), hi.min(span));
         if t_hi.is_nan() || t_lo.is_nan() || t_hi < t_lo {
             return None;
@@ -829,7 +835,13 @@ impl Pld {
     ///
     /// Between two atoms the curve is linear in `x = e^eps`; the segment is located by a scan from
     /// the top, the equation solved there, and the result checked with [`Pld::delta`] (and moved up
-    /// until the check passes), so the answer never depends on the accuracy of the solve.
+    /// until the check passes), so the answer never depends on the accuracy of the solve. The
+    /// equation is solved for `delta` lowered by the margins of [`Pld::delta`] (its float-error
+    /// margin over the atoms above the segment, and its final `(1 + 4u)`), so the first check
+    /// usually passes. The answer `0` is tried first (as [`Pld::delta`]`(0) <= delta`) unless the
+    /// scan's curve at `0` (accurate to a relative `~n u`) exceeds `delta` by a relative `1e-6`,
+    /// in which case `delta(0) > delta` and that check (a pass over every positive atom) is
+    /// skipped.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] unless `delta` is a finite number in `(0, 1)`.
@@ -840,12 +852,11 @@ impl Pld {
                 format!("must be a finite number in (0, 1), got {delta}"),
             ));
         }
-        if self.delta(0.0) <= delta {
-            return Ok(0.0);
-        }
         let n = self.masses.len();
         let top = self.loss(n - 1);
         let beyond = top.abs() * (1.0 + 1e-12) + self.h + 1.0;
+        // No atom lies above `beyond`: delta(beyond) <= delta(0) (a smaller margin), so when it
+        // exceeds `delta` so does delta(0), and the order of the two checks does not matter.
         if self.delta(beyond) > delta {
             return Ok(f64::INFINITY);
         }
@@ -853,28 +864,66 @@ impl Pld {
         let eh = (-h).exp();
         let em1 = h.exp_m1();
         let base = self.inf_mass + self.err;
+        let total: f64 = self.masses.iter().sum();
+        let max_abs_l = self.loss(0).abs().max(top.abs());
+        // Delta's margin for `count` atoms of total mass `m` read at `e`.
+        let margin = |count: usize, m: f64, e: f64| {
+            (count as f64 + 8.0 + max_abs_l + e.abs()) * U * m + f64::MIN_POSITIVE
+        };
+        // The atom at loss 0, if any: the scan reads the curve there.
+        let zero_k = (self.lo <= 0 && -self.lo < n as i64).then(|| (-self.lo) as usize);
+        let mut curve0 = if self.lo + (n as i64) <= 0 {
+            Some(0.0)
+        } else {
+            None
+        };
         // Scan down: d_next = sum_{i > k+1} p_i (1 - e^{l_{k+1} - l_i}) (the curve at l_{k+1}
-        // without base), v = sum_{i > k} p_i e^{-(i - k) h}.
+        // without base), v = sum_{i > k} p_i e^{-(i - k) h}, pm = sum_{i > k} p_i.
         let mut v = 0.0;
         let mut d_next = 0.0;
+        let mut pm = 0.0;
         let mut guess = f64::NAN;
         for k in (0..n - 1).rev() {
             v = eh * (self.masses[k + 1] + v);
+            pm += self.masses[k + 1];
             let d_here = d_next + em1 * v;
-            if base + d_here > delta {
-                // Solve base + d_next + (e^h - e^{t}) v = delta, t = eps - l_k in [0, h].
-                let r = ((delta - base - d_next) / v).max(0.0);
+            if zero_k == Some(k) {
+                curve0 = Some(d_here);
+            }
+            if guess.is_nan() && base + d_here > delta {
+                // Solve base + d_next + (e^h - e^{t}) v = target, t = eps - l_k in [0, h], with
+                // target below delta by the estimated margins of `delta()`.
+                let lk = self.loss(k);
+                let mass = pm + self.masses[k] + if k > 0 { self.masses[k - 1] } else { 0.0 };
+                let target = delta * (1.0 - 8.0 * U) - margin(n - k + 2, mass, lk + h);
+                let r = ((target - base - d_next) / v).max(0.0);
                 let t = h + (-r * eh).max(-1.0).ln_1p();
-                guess = self.loss(k) + t.clamp(0.0, h);
+                guess = lk + t.clamp(0.0, h);
+            }
+            // Done once the guess and (for lo <= 0) the curve at 0 are known.
+            if !guess.is_nan()
+                && self.lo <= 0
+                && (curve0.is_some() || zero_k.is_none_or(|z| k <= z))
+            {
                 break;
             }
             d_next = d_here;
         }
+        if self.lo > 0 {
+            // Every atom lies above 0: the curve at 0 is M - sum_i p_i e^{-l_i}.
+            curve0 = Some(total - (self.masses[0] + v) * (-self.loss(0)).exp());
+        }
+        let try_zero = match curve0 {
+            Some(c) => base + c <= delta * (1.0 + 1e-6),
+            None => true,
+        };
+        if try_zero && self.delta(0.0) <= delta {
+            return Ok(0.0);
+        }
         if guess.is_nan() {
             // Below the lowest atom: base + M - x W = delta with x relative to the lowest atom.
-            let m: f64 = self.masses.iter().sum();
             let w = self.masses[0] + v;
-            let ratio = (base + m - delta) / w;
+            let ratio = (base + total - delta) / w;
             guess = self.loss(0) + if ratio > 0.0 { ratio.ln() } else { 0.0 };
         }
         let mut eps = guess.max(0.0);
@@ -1141,47 +1190,52 @@ fn octant_twiddle(tab: &[(f64, f64)], q: usize, o: usize, s: usize) -> (f64, f64
 fn direct_bins(a: &[f64], js: &[usize], size: usize, tab: &[(f64, f64)]) -> Vec<Cdd> {
     const L: usize = 4;
     let q = size / 8;
-    let mut out = Vec::with_capacity(js.len());
-    for group in js.chunks(L) {
-        let mut jo = [0usize; L];
-        let mut js_ = [0usize; L];
-        for (b, &j) in group.iter().enumerate() {
-            let j = j % size;
-            jo[b] = j / q;
-            js_[b] = j % q;
-        }
-        let mut o = [0usize; L];
-        let mut s = [0usize; L];
-        let mut re = [0.0f64; L];
-        let mut re_c = [0.0f64; L];
-        let mut im = [0.0f64; L];
-        let mut im_c = [0.0f64; L];
-        for &x in a {
-            for b in 0..L {
-                let (c, sn) = octant_twiddle(tab, q, o[b], s[b]);
-                let (t, e) = two_sum(re[b], x * c);
-                re[b] = t;
-                re_c[b] += e;
-                let (t, e) = two_sum(im[b], x * sn);
-                im[b] = t;
-                im_c[b] += e;
-                s[b] += js_[b];
-                o[b] += jo[b];
-                if s[b] >= q {
-                    s[b] -= q;
-                    o[b] += 1;
-                }
-                o[b] &= 7;
+    // The groups of four bins are independent: computed in parallel (same values).
+    let groups: Vec<Vec<Cdd>> = js
+        .par_chunks(L)
+        .map(|group| {
+            let mut out = Vec::with_capacity(L);
+            let mut jo = [0usize; L];
+            let mut js_ = [0usize; L];
+            for (b, &j) in group.iter().enumerate() {
+                let j = j % size;
+                jo[b] = j / q;
+                js_[b] = j % q;
             }
-        }
-        for b in 0..group.len() {
-            out.push(Cdd {
-                re: Dd::from_sum(re[b], re_c[b]),
-                im: Dd::from_sum(im[b], im_c[b]).neg(),
-            });
-        }
-    }
-    out
+            let mut o = [0usize; L];
+            let mut s = [0usize; L];
+            let mut re = [0.0f64; L];
+            let mut re_c = [0.0f64; L];
+            let mut im = [0.0f64; L];
+            let mut im_c = [0.0f64; L];
+            for &x in a {
+                for b in 0..L {
+                    let (c, sn) = octant_twiddle(tab, q, o[b], s[b]);
+                    let (t, e) = two_sum(re[b], x * c);
+                    re[b] = t;
+                    re_c[b] += e;
+                    let (t, e) = two_sum(im[b], x * sn);
+                    im[b] = t;
+                    im_c[b] += e;
+                    s[b] += js_[b];
+                    o[b] += jo[b];
+                    if s[b] >= q {
+                        s[b] -= q;
+                        o[b] += 1;
+                    }
+                    o[b] &= 7;
+                }
+            }
+            for b in 0..group.len() {
+                out.push(Cdd {
+                    re: Dd::from_sum(re[b], re_c[b]),
+                    im: Dd::from_sum(im[b], im_c[b]).neg(),
+                });
+            }
+            out
+        })
+        .collect();
+    groups.into_iter().flatten().collect()
 }
 
 /// The bins of the half spectrum `spec` (the FFT of `a` folded onto `size` points) whose k-th
@@ -1255,12 +1309,37 @@ fn accurate_bins(
 
 /// `ln M(l)` for `M(l) = sum_i p_i e^{l i}` (`l >= 0`, `p_i >= 0`), rounded up: Horner's rule
 /// with the non-negative terms has relative error below `2 n u`.
+///
+/// For `n >= 16` four interleaved chains (independent, so the loop runs at full speed) evaluate
+/// `M = sum_{c<4} r^c sum_m p_{4m+c} (r^4)^m` with `r4 >= r^4` (each square rounded and then
+/// raised by `4u`: `(1 - u)(1 + 4u)(1 - u) > 1`, so `r4` is an upper bound and the polynomial
+/// with it is at least the one with `r^4`); each chain is a Horner of at most `n/4 + 1` steps
+/// and the final combination one of 3 steps, so the computed value is at least the exact one
+/// times `1 - gamma_{n/2 + 8}`, within the same margin `(2.1 n + 4) u`.
 fn log_mgf_up(p: &[f64], l: f64) -> f64 {
     let r = l.exp() * (1.0 + 2.0 * U);
-    let mut m = 0.0f64;
-    for &x in p.iter().rev() {
-        m = m * r + x;
-    }
+    let m = if p.len() < 16 {
+        let mut m = 0.0f64;
+        for &x in p.iter().rev() {
+            m = m * r + x;
+        }
+        m
+    } else {
+        let r2 = (r * r) * (1.0 + 4.0 * U);
+        let r4 = (r2 * r2) * (1.0 + 4.0 * U);
+        let chunks = p.chunks_exact(4);
+        let rem = chunks.remainder();
+        let mut acc = [0.0f64; 4];
+        for (c, &x) in rem.iter().enumerate() {
+            acc[c] = x;
+        }
+        for ch in chunks.rev() {
+            for c in 0..4 {
+                acc[c] = acc[c] * r4 + ch[c];
+            }
+        }
+        ((acc[3] * r + acc[2]) * r + acc[1]) * r + acc[0]
+    };
     let n = p.len() as f64;
     m.ln() + (2.1 * n + 4.0) * U + 2.0 * U * m.ln().abs()
 }
@@ -1365,14 +1444,20 @@ fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
             .expect("sizes from the plan");
         spec
     };
-    let mut fa = forward(a, &mut scratch);
     let scale = 1.0 / size as f64;
+    let mut fa;
     if square {
+        fa = forward(a, &mut scratch);
         for z in fa.iter_mut() {
             *z = *z * *z * scale;
         }
     } else {
-        let fb = forward(b, &mut scratch);
+        // The two forward transforms are independent: computed in parallel (same values).
+        let fb;
+        (fa, fb) = rayon::join(
+            || forward(a, &mut scratch),
+            || forward(b, &mut r2c.make_scratch_vec()),
+        );
         for (z, w) in fa.iter_mut().zip(&fb) {
             *z = *z * *w * scale;
         }
