@@ -459,11 +459,17 @@ def _halves(f: _DeltaFn, x: np.ndarray) -> np.ndarray:
 
 
 def _core_pair(
-    pq: Tuple[float, float], qp: Tuple[float, float], h: float, f_pq: _DeltaFn, f_qp: _DeltaFn
-) -> Tuple[object, object]:
+    pq: Tuple[float, float],
+    qp: "Tuple[float, float] | None",
+    h: float,
+    f_pq: _DeltaFn,
+    f_qp: _DeltaFn,
+) -> Tuple[object, ...]:
     r"""``(_core_from(*pq, h, f_pq, f_qp), _core_from(*qp, h, f_qp, f_pq))``: the Rust PLDs of a
     pair ``(P, Q)`` and of the swapped pair ``(Q, P)`` on the grids covering the loss ranges
-    ``pq`` and ``qp``, with the same values, each curve evaluated once per grid magnitude.
+    ``pq`` and ``qp``, with the same values, each curve evaluated once per grid magnitude
+    (``qp=None``: the first only; ``f_pq is f_qp``, a symmetric pair: one evaluation serves
+    both).
 
     The excess of ``(P, Q)`` at :math:`-ih < 0` is :math:`e^{arepsilon} f_{QP}(-arepsilon)`
     at the float :math:`arepsilon` just above :math:`-ih`, and :math:`-arepsilon` is the
@@ -473,12 +479,16 @@ def _core_pair(
     and serves both grids (and :math:`f_{PQ}` likewise). The long evaluations run on two
     threads, the two cores too."""
     a_lo, a_hi = _grid(pq[0], pq[1], h)
-    b_lo, b_hi = _grid(qp[0], qp[1], h)
+    b_lo, b_hi = (0, 0) if qp is None else _grid(qp[0], qp[1], h)
+    n_pq, n_qp = max(a_hi, -b_lo, 0), max(b_hi, -a_lo, 0)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         # Curve values at the floats just below i h (i = 1..n) and at -(smallest float).
-        below = np.nextafter(np.arange(1, max(a_hi, -b_lo, b_hi, -a_lo, 0) + 1) * h, -np.inf)
-        v_pq = _halves(f_pq, below[: max(a_hi, -b_lo, 0)])
-        v_qp = _halves(f_qp, below[: max(b_hi, -a_lo, 0)])
+        below = np.nextafter(np.arange(1, max(n_pq, n_qp) + 1) * h, -np.inf)
+        if f_pq is f_qp:
+            v_pq = v_qp = _halves(f_pq, below)
+        else:
+            v_pq = _halves(f_pq, below[:n_pq])
+            v_qp = _halves(f_qp, below[:n_qp])
         tiny = np.array([5e-324])
         zero_pq = float((np.exp(tiny) * f_qp(-tiny) * (1.0 + 8.0 * _U))[0])
         zero_qp = float((np.exp(tiny) * f_pq(-tiny) * (1.0 + 8.0 * _U))[0])
@@ -494,16 +504,17 @@ def _core_pair(
                 out[-lo] = zero
             return np.clip(np.nan_to_num(out, nan=1.0), 0.0, 1.0)
 
-        grids = (
-            (a_lo, excess(a_lo, a_hi, v_pq, v_qp, zero_pq)),
-            (b_lo, excess(b_lo, b_hi, v_qp, v_pq, zero_qp)),
-        )
-    one, two = _each(lambda i: _core.PldCore.from_excess(h, grids[i][0], grids[i][1]), 2)
-    return one, two
+        grids = [(a_lo, excess(a_lo, a_hi, v_pq, v_qp, zero_pq))]
+        if qp is not None:
+            grids.append((b_lo, excess(b_lo, b_hi, v_qp, v_pq, zero_qp)))
+    return tuple(
+        _each(lambda i: _core.PldCore.from_excess(h, grids[i][0], grids[i][1]), len(grids))
+    )
 
 
 def _symmetric(lo_loss: float, hi_loss: float, h: float, f: _DeltaFn, neighbours: str) -> PldCurve:
-    return _from_parts((_core_from(lo_loss, hi_loss, h, f, f),), h, neighbours)
+    # As _core_from(lo_loss, hi_loss, h, f, f), each |grid index| evaluated once.
+    return _from_parts(_core_pair((lo_loss, hi_loss), None, h, f, f), h, neighbours)
 
 
 def _up(t1: np.ndarray, t2: np.ndarray, rel: float = _REL) -> np.ndarray:
