@@ -65,7 +65,9 @@ def rows(quick: bool) -> List[Row]:
     # Our accuracy knob: at h = 5e-5 ours (error bound included) is at most dp_accounting's
     # epsilon at its default h = 1e-4; at h = 1e-4 it is above by the cost of our rigorous
     # error bound (~8.5e-11 in delta: 6.1e-11 the construction's bound times k, 2.3e-11 the
-    # k-fold FFT's, pld.rs Pld::power_fft), about 2.5e-5 in epsilon.
+    # k-fold FFT's, pld.rs Pld::power_fft), about 2.5e-5 in epsilon. The target (10x
+    # at equal or better epsilon) is checked on the rows where ours is at most theirs; the
+    # other row is reported with its ratio only.
     h_fine = 5e-5
     eps_fine = _ours_subsampled(h_fine)
     t_fine = best_time(lambda: _ours_subsampled(h_fine), reps)
@@ -85,11 +87,9 @@ def rows(quick: bool) -> List[Row]:
 
         eps_theirs = theirs()
         t_theirs = best_time(theirs, 1 if quick else 2)
-        for hh, eps, t, target in (
-            (h, eps_ours, t_ours, ">= 10x"),
-            (h_fine, eps_fine, t_fine, "-"),
-        ):
+        for hh, eps, t in ((h, eps_ours, t_ours), (h_fine, eps_fine, t_fine)):
             verdict = "at most" if eps <= eps_theirs else "ABOVE"
+            target = ">= 10x" if eps <= eps_theirs else "- (epsilon above theirs)"
             out.append(
                 Row(
                     f"{name}, ours at h = {hh:g}",

@@ -1142,12 +1142,13 @@ def _subsampled_gaussian(q: float, s: float, h: float) -> PldCurve:
         # P = (1-q) N(0,s^2) + q N(1,s^2), Q = N(0,s^2); L(x) = log(1-q+q e^{(2x-1)/2s^2})
         # increasing in x; L > eps iff x > x* = s^2 log((e^eps - 1 + q)/q) + 1/2.
         above = eps > log1mq
-        w = np.where(above, np.expm1(eps) + q, 1.0)  # e^eps - 1 + q
+        em = np.expm1(eps)
+        w = np.where(above, em + q, 1.0)  # e^eps - 1 + q
         lw = np.log(w)
         xs = s2 * (lw - logq) + 0.5
         t1 = q * special.ndtr((1.0 - xs) / s)
         t2 = np.exp(lw + special.log_ndtr(-xs / s))
-        return np.where(above, _up(t1, t2), np.clip(-np.expm1(eps), 0.0, 1.0))
+        return np.where(above, _up(t1, t2), np.clip(-em, 0.0, 1.0))
 
     def f_add(eps: np.ndarray) -> np.ndarray:
         # P = N(0,s^2), Q = (1-q) N(0,s^2) + q N(1,s^2); L(x) = -log(1-q+q e^{(2x-1)/2s^2})
