@@ -232,7 +232,7 @@ class PldCurve:
         """
         d = check_delta(delta, zero_ok=False)
         dirs = self._dirs
-        return max(_each(lambda i: dirs[i].epsilon(d), len(dirs)))  # type: ignore[type-var]
+        return max(float(e) for e in _each(lambda i: dirs[i].epsilon(d), len(dirs)))  # type: ignore[arg-type]
 
     def to_dp(self, delta: float) -> Budget:
         r"""The :math:`(\varepsilon, \delta)` guarantee at ``delta``: ``Budget(epsilon(delta),
