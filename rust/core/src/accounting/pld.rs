@@ -712,8 +712,9 @@ impl Pld {
         }
         spec[0].im = 0.0;
         spec[last].im = 0.0;
-        let mut out = vec![0.0f64; size];
-        c2r.process_with_scratch(&mut spec, &mut out, &mut scratch)
+        // The forward transform left `buf` as scratch: the inverse writes all of it.
+        let out = &mut buf;
+        c2r.process_with_scratch(&mut spec, out, &mut scratch)
             .expect("sizes from the plan");
         let start = t_lo as usize;
         let masses: Vec<f64> = (0..width)
@@ -1489,25 +1490,27 @@ fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
     if c2r.get_scratch_len() > scratch.len() {
         scratch.resize(c2r.get_scratch_len(), Complex::new(0.0, 0.0));
     }
+    // The forward transform of `x` and its input buffer (left as scratch, reused for the output).
     let forward = |x: &[f64], scratch: &mut Vec<Complex<f64>>| {
         let mut input = vec![0.0f64; size];
         input[..x.len()].copy_from_slice(x);
         let mut spec = r2c.make_output_vec();
         r2c.process_with_scratch(&mut input, &mut spec, scratch)
             .expect("sizes from the plan");
-        spec
+        (spec, input)
     };
     let scale = 1.0 / size as f64;
     let mut fa;
+    let mut out;
     if square {
-        fa = forward(a, &mut scratch);
+        (fa, out) = forward(a, &mut scratch);
         for z in fa.iter_mut() {
             *z = *z * *z * scale;
         }
     } else {
         // The two forward transforms are independent: computed in parallel (same values).
         let fb;
-        (fa, fb) = rayon::join(
+        ((fa, out), (fb, _)) = rayon::join(
             || forward(a, &mut scratch),
             || forward(b, &mut r2c.make_scratch_vec()),
         );
@@ -1519,7 +1522,6 @@ fn convolve(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
     fa[0].im = 0.0;
     let last = fa.len() - 1;
     fa[last].im = 0.0;
-    let mut out = vec![0.0f64; size];
     c2r.process_with_scratch(&mut fa, &mut out, &mut scratch)
         .expect("sizes from the plan");
     out.truncate(len);
