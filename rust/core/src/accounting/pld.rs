@@ -792,10 +792,17 @@ impl Pld {
     /// `sum_i p_i (1 - e^{eps - l_i})_+ + inf_mass + err`, plus a bound on the float error of the
     /// sum, rounded up and capped at 1.
     ///
-    /// Float error: each term `p_i * (-expm1(eps - l_i))` has an error of at most
-    /// `p_i ((|l_i| + |eps|) u + 3u)` (the loss `l_i` is rounded once and `|d/dz (1 - e^z)| <= 1`
-    /// for `z <= 0`; an atom on the wrong side of `eps` through rounding contributes at most the
-    /// same), and the sum of `m` non-negative terms adds a relative `m u`.
+    /// The exponentials go by blocks of [`DELTA_BLOCK`] atoms: atom `b + r` of the block starting
+    /// at atom `b` uses `E = e^{eps - l_b} T_r` with the table `T_r = e^{-r h}` (one `exp` per
+    /// block instead of one per atom).
+    ///
+    /// Float error: the computed `E` is `e^{eps - l_i + D} (1 + t)` with `|D| <= u (|l_b| +
+    /// |eps - l_b| + r h)` (the rounded loss `l_b`, the subtraction, the rounded `r h`) and
+    /// `|t| <= 5u` (two `exp` within 2u each, one product), so `|E - e^{eps - l_i}| <= (2 L +
+    /// |eps| + 64 h + 5) u` times `1.01` for `z <= 0` (`L` the largest `|l_i|`; `e^z <= 1`), and
+    /// `1 - E` and the product with `p_i` add `2u`: each term errs by at most `p_i (2.02 L +
+    /// 1.01 |eps| + 65 h + 8) u` (an atom on the wrong side of `eps` through rounding contributes
+    /// at most the same), and the sum of `m` non-negative terms adds a relative `m u`.
     pub fn delta(&self, eps: f64) -> f64 {
         if eps.is_nan() {
             return 1.0;
@@ -812,21 +819,37 @@ impl Pld {
         };
         let mut sum = 0.0;
         let mut mass = 0.0;
-        let mut max_abs_l: f64 = 0.0;
-        for i in start..n {
-            let l = self.loss(i);
-            let p = self.masses[i];
-            // Atoms just below eps may lie above it in exact arithmetic: their mass enters the
-            // margin too.
-            mass += p;
-            max_abs_l = max_abs_l.max(l.abs());
-            if l > eps {
-                sum += p * -(eps - l).exp_m1();
+        // The losses are increasing in i: the largest |l_i| is at an end.
+        let max_abs_l = if start < n {
+            self.loss(start).abs().max(self.loss(n - 1).abs())
+        } else {
+            0.0
+        };
+        let h = self.h;
+        let mut table = [0.0f64; DELTA_BLOCK];
+        if start < n {
+            for (r, t) in table.iter_mut().enumerate().take(n - start) {
+                *t = (-(r as f64) * h).exp();
             }
         }
+        let mut b = start;
+        while b < n {
+            let end = (b + DELTA_BLOCK).min(n);
+            let eb = (eps - self.loss(b)).exp();
+            for (i, &t) in (b..end).zip(&table) {
+                let l = self.loss(i);
+                let p = self.masses[i];
+                // Atoms just below eps may lie above it in exact arithmetic: their mass enters
+                // the margin too.
+                mass += p;
+                if l > eps {
+                    sum += p * (1.0 - eb * t);
+                }
+            }
+            b = end;
+        }
         let count = (n - start) as f64;
-        let margin = (count + 8.0 + max_abs_l + eps.abs().min(1e300)) * U * mass
-            + (mass > 0.0) as u8 as f64 * f64::MIN_POSITIVE;
+        let margin = delta_margin(count, max_abs_l, eps, h, mass);
         let total = (sum + margin + self.inf_mass + self.err) * (1.0 + 4.0 * U);
         total.min(1.0)
     }
@@ -868,9 +891,8 @@ impl Pld {
         let total: f64 = self.masses.iter().sum();
         let max_abs_l = self.loss(0).abs().max(top.abs());
         // Delta's margin for `count` atoms of total mass `m` read at `e`.
-        let margin = |count: usize, m: f64, e: f64| {
-            (count as f64 + 8.0 + max_abs_l + e.abs()) * U * m + f64::MIN_POSITIVE
-        };
+        let margin =
+            |count: usize, m: f64, e: f64| delta_margin(count as f64, max_abs_l, e, self.h, m);
         // The atom at loss 0, if any: the scan reads the curve there.
         let zero_k = (self.lo <= 0 && -self.lo < n as i64).then(|| (-self.lo) as usize);
         let mut curve0 = if self.lo + (n as i64) <= 0 {
@@ -948,6 +970,16 @@ impl Pld {
         }
         Ok(eps)
     }
+}
+
+/// Atoms per shared exponential in [`Pld::delta`].
+const DELTA_BLOCK: usize = 64;
+
+/// The float-error margin of [`Pld::delta`] for `count` atoms of total mass `mass` with losses
+/// of modulus at most `max_abs_l`, read at `eps` on the grid step `h`.
+fn delta_margin(count: f64, max_abs_l: f64, eps: f64, h: f64, mass: f64) -> f64 {
+    (count + 8.0 + 2.02 * max_abs_l + 1.01 * eps.abs().min(1e300) + 65.0 * h) * U * mass
+        + (mass > 0.0) as u8 as f64 * f64::MIN_POSITIVE
 }
 
 /// The FFT length used for `len` outputs: the smallest `2^a` or `3 * 2^a` (even, >= 2) that is
