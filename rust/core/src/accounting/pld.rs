@@ -863,9 +863,9 @@ impl Pld {
     /// equation is solved for `delta` lowered by the margins of [`Pld::delta`] (its float-error
     /// margin over the atoms above the segment, and its final `(1 + 4u)`), so the first check
     /// usually passes. The answer `0` is tried first (as [`Pld::delta`]`(0) <= delta`) unless the
-    /// scan's curve at `0` (accurate to a relative `~n u`) exceeds `delta` by a relative `1e-6`,
-    /// in which case `delta(0) > delta` and that check (a pass over every positive atom) is
-    /// skipped.
+    /// scan's curve at the atom at loss `0` (a sum of non-negative terms, accurate to a relative
+    /// `~n u`) exceeds `delta` by a relative `1e-6`, in which case `delta(0) > delta` and that
+    /// check (a pass over every positive atom) is skipped.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] unless `delta` is a finite number in `(0, 1)`.
@@ -888,7 +888,6 @@ impl Pld {
         let eh = (-h).exp();
         let em1 = h.exp_m1();
         let base = self.inf_mass + self.err;
-        let total: f64 = self.masses.iter().sum();
         let max_abs_l = self.loss(0).abs().max(top.abs());
         // Delta's margin for `count` atoms of total mass `m` read at `e`.
         let margin =
@@ -924,18 +923,14 @@ impl Pld {
                 guess = lk + t.clamp(0.0, h);
             }
             // Done once the guess and (for lo <= 0) the curve at 0 are known.
-            if !guess.is_nan()
-                && self.lo <= 0
-                && (curve0.is_some() || zero_k.is_none_or(|z| k <= z))
+            if !guess.is_nan() && (self.lo > 0 || curve0.is_some() || zero_k.is_none_or(|z| k <= z))
             {
                 break;
             }
             d_next = d_here;
         }
-        if self.lo > 0 {
-            // Every atom lies above 0: the curve at 0 is M - sum_i p_i e^{-l_i}.
-            curve0 = Some(total - (self.masses[0] + v) * (-self.loss(0)).exp());
-        }
+        // (Every atom above 0, lo > 0: the scan does not read the curve at 0, which would be a
+        // difference M - sum_i p_i e^{-l_i} with cancellation; delta(0) is then always tried.)
         let try_zero = match curve0 {
             Some(c) => base + c <= delta * (1.0 + 1e-6),
             None => true,
@@ -945,6 +940,7 @@ impl Pld {
         }
         if guess.is_nan() {
             // Below the lowest atom: base + M - x W = delta with x relative to the lowest atom.
+            let total: f64 = self.masses.iter().sum();
             let w = self.masses[0] + v;
             let ratio = (base + total - delta) / w;
             guess = self.loss(0) + if ratio > 0.0 { ratio.ln() } else { 0.0 };
