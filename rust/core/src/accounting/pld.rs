@@ -802,7 +802,10 @@ impl Pld {
     /// |eps| + 64 h + 5) u` times `1.01` for `z <= 0` (`L` the largest `|l_i|`; `e^z <= 1`), and
     /// `1 - E` and the product with `p_i` add `2u`: each term errs by at most `p_i (2.02 L +
     /// 1.01 |eps| + 65 h + 8) u` (an atom on the wrong side of `eps` through rounding contributes
-    /// at most the same), and the sum of `m` non-negative terms adds a relative `m u`.
+    /// at most the same: such an atom is among the first few of the first block, because
+    /// `start` lies within about `2h` of `eps`, so there `|eps - l_b|` and `r h` are at most
+    /// about `2h` and its exponent errs by far less than the bound), and the sum of `m`
+    /// non-negative terms adds a relative `m u`.
     pub fn delta(&self, eps: f64) -> f64 {
         if eps.is_nan() {
             return 1.0;
