@@ -66,8 +66,10 @@ is rounded *down* and ``budget / k`` splits a budget into ``k`` parts rounded do
 them always fits. PLDs are discretised pessimistically and carry an explicit bound on the
 floating-point error of their FFT composition, added to every delta they report.
 
-The package is pure Python except the PLD composition (``_pld``), whose FFTs run in the Rust
-core: the rest is scalar arithmetic and bookkeeping, not a hot path (a spend costs a few
+The package is pure Python except the privacy-loss distributions (``_pld``): their
+discretisation, the closed-form constructors of randomized response, pure and approximate DP and
+Laplace, the FFT composition and the read-out of epsilon and delta run in the Rust core
+(``rust/core/src/accounting``); the rest is scalar arithmetic and bookkeeping, not a hot path (a spend costs a few
 microseconds; the slowest bound, :func:`compose_optimal`, walks ``O(sqrt(k) *
 log(1/delta_slack))`` terms of a binomial sum).
 
