@@ -19,7 +19,12 @@ Native events (issue 18): the charge is the event ``PrivacyEvent.repeated(answer
 exponential mechanism (the noisy vote); a basic accountant charges its budget, ``q * epsilon_``
 as above, and a zCDP, RDP or PLD accountant composes the ``q`` answers by their own curves
 (``q epsilon_^2 / 2``-zCDP, or ``q epsilon_^2 / 8`` for the noisy vote, rather than
-``(q epsilon_)^2 / 2`` for one ``q epsilon_``-DP release).
+``(q epsilon_)^2 / 2`` for one ``q epsilon_``-DP release). The answers share one random
+partition of the records into teachers, drawn independently of the data: given the partition,
+the ``q`` answers are an adaptive composition of ``epsilon_``-DP (or bounded-range) mechanisms,
+and the mixture over partitions keeps that bound, since the Rényi divergence is jointly
+quasi-convex (van Erven and Harremoës, IEEE Trans. Inf. Theory 2014, Section on joint
+quasi-convexity) and the hockey-stick divergence, an f-divergence, jointly convex.
 """
 
 from __future__ import annotations
