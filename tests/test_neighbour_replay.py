@@ -233,6 +233,15 @@ def _index_or_none(out: Any) -> str:
 
 MECHANISMS = [
     Entry(
+        "gaussian_noise (uncharged, with its event)",
+        lambda d, acc, s: M.gaussian_noise(column_sums(d), 2.0, 3.0, rng=s),
+        unit_pairs,
+        sensitivity=3.0,
+        release=lambda o: o[0],
+        norm=2,
+        structure=lambda o: (np.shape(o[0]), o[1]),
+    ),
+    Entry(
         "laplace",
         lambda d, acc, s: M.laplace(column_sums(d), 3.0, EPS, rng=s, accountant=acc),
         unit_pairs,
