@@ -56,13 +56,18 @@ Accuracy and the grid
 released point ``g`` satisfies, with probability at least ``1 - beta``,
 ``|c(g) - q n| <= 2 (ln K + ln(1/beta)) / epsilon`` (McSherry and Talwar, Theorem 8; ``K = 319``
 gives ``2 (5.77 + ln(1/beta)) / epsilon`` ranks): the *rank* error is what is controlled, so a
-small ``n epsilon`` gives a poor quantile. **Known weakness:** a quantile outside the grid
-returns an end point (a norm above ``1e8`` is clipped to ``1e8``; values all below ``1e-4``
-give about ``1e-4``), and the many grid points far above the data all have utility
-``-(1 - q) n``, so for ``(1 - q) n epsilon`` of order ``ln K`` or less the mechanism can return
-a bound far above the data: rescale the data to units of order one, or pass a narrower
-``grid`` (it must still be chosen without looking at the data). The grid is public: a grid
-built from the data would void the guarantee.
+small ``n epsilon`` gives a poor quantile. **Known weaknesses.** (1) A quantile outside the
+grid cannot be returned: if it lies above ``g_K`` the best candidates are the points at or above
+the largest value within the grid (all with the same utility), so the output is ``g_K`` or
+another point of that flat top, and a norm above ``1e8`` is always clipped; symmetrically below
+``1e-4``; if no value falls inside the grid at all, every candidate has the same utility and
+the output is uniform on the grid. (2) Beyond the data the utility is flat: the grid points
+above the largest value all have utility ``-(1 - q) n`` and those below the smallest ``-q n``.
+With ``K = 319`` points most of them lie outside the data's range, so when
+``epsilon min(q, 1 - q) n / 2`` is not well above ``ln K ~ 5.8`` the mechanism often returns a
+bound far above (or below) the data. Rescale the data to units of order one, or pass a
+narrower ``grid`` (it must still be chosen without looking at the data). The grid is public: a
+grid built from the data would void the guarantee.
 
 Recommended defaults (measured; see :data:`BOUNDS_FRACTION`)
 ------------------------------------------------------------
