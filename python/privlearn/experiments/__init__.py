@@ -82,6 +82,7 @@ _EXPERIMENT_MODULES = (
     "multi_learning",
     "query_release",
     "erm_learnability",
+    "practical_regression",
 )
 
 for _module in _EXPERIMENT_MODULES:

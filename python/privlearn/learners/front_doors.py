@@ -1,0 +1,461 @@
+r"""The front doors: :class:`PrivateLinearRegression` and :class:`PrivateLogisticRegression`.
+
+One estimator per task that picks, from the privacy notion asked for, the method privlearn's
+``practical-regression`` experiment measured best, and delegates the fit to it. They add no
+mechanism of their own: the guarantee, the charge and the ledger entries are the delegate's
+(documented in the delegate's class), and ``method_`` says which one ran.
+
+**The choice reads public parameters only.** ``method="auto"`` is resolved from ``epsilon``,
+``delta`` and the estimator's own parameters, never from the data (not even ``n`` or ``d`` at
+present: the measured winner was the same at every ``n`` and ``d`` of the experiment), so the
+choice leaks nothing and the delegate's guarantee is the front door's.
+
+**Bounds.** ``bounds="private"`` passes ``"private"`` for every clipping bound of the delegate
+(``data_norm`` and, for regression, ``label_bound``): the delegate spends a declared share of the
+budget (``bounds_fraction``, default :data:`~._private_bounds.BOUNDS_FRACTION`) on private
+quantiles of the row norms and labels (:mod:`._private_bounds`) and the rest on the fit; the split
+is part of its guarantee and shows in the accountant's ledger. A declared ``bounds`` (a pair
+``(data_norm, label_bound)`` for regression, a number ``data_norm`` for classification) clips to
+the given values and spends the whole budget on the fit.
+
+Which library does what: nothing is computed here; the delegates use privlearn's exact samplers
+(Rust core) and numpy/scipy linear algebra, as their documentation says.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._validate import check_choice, check_delta, check_epsilon, check_integer, check_real
+from ..errors import InvalidParameterError
+from ._base import (
+    LinearClassifierMixin,
+    LinearRegressorMixin,
+    PrivateEstimatorMixin,
+    boolean,
+    bound_arg,
+    check_is_fitted,
+)
+
+__all__ = ["PrivateLinearRegression", "PrivateLogisticRegression"]
+
+PRIVATE = "private"
+
+
+# --------------------------------------------------------------------------------------------
+# Delegates: method name -> (module:class, pure?, builder of the delegate's parameters)
+# --------------------------------------------------------------------------------------------
+
+
+def _load(source: str) -> Any:
+    import importlib
+
+    module, name = source.split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+#: Regression methods: name -> (delegate class, privacy notion, fixed parameters).
+#: The notion is "pure" (epsilon-DP, runs with any delta) or "approx" (needs delta > 0).
+REGRESSION_METHODS: Dict[str, Tuple[str, str, Dict[str, Any]]] = {
+    "adassp": ("adassp:AdaSSPRegressor", "approx", {"noise": "gaussian"}),
+    "adassp_laplace": ("adassp:AdaSSPRegressor", "pure", {"noise": "laplace"}),
+    "boosted_adassp": ("boosted_adassp:BoostedAdaSSPRegressor", "approx", {}),
+    "tukey_em": ("tukey:TukeyEMRegressor", "approx", {}),
+}
+
+#: Classification methods, as :data:`REGRESSION_METHODS`.
+CLASSIFICATION_METHODS: Dict[str, Tuple[str, str, Dict[str, Any]]] = {
+    "dp_gd": ("logistic:DPGradientDescentClassifier", "approx", {}),
+    "objective_perturbation": ("logistic:ObjectivePerturbationLogistic", "approx", {}),
+    "objective_perturbation_pure": (
+        "objective_perturbation:ObjectivePerturbationClassifier",
+        "pure",
+        {"loss": "logistic", "alpha": "auto"},
+    ),
+    "output_perturbation": (
+        "output_perturbation:OutputPerturbationClassifier",
+        "pure",
+        {"loss": "logistic", "alpha": "auto"},
+    ),
+}
+
+
+def _auto_regression(epsilon: float, delta: float) -> str:
+    """The measured best regression method for ``(epsilon, delta)`` (public parameters only)."""
+    return "adassp_laplace" if delta == 0.0 else "adassp"
+
+
+def _auto_classification(epsilon: float, delta: float) -> str:
+    """The measured best classification method for ``(epsilon, delta)``."""
+    return "objective_perturbation_pure" if delta == 0.0 else "objective_perturbation"
+
+
+# --------------------------------------------------------------------------------------------
+# Shared checks and delegation
+# --------------------------------------------------------------------------------------------
+
+
+def _check_bounds_fraction(value: object) -> Optional[float]:
+    if value is None:
+        return None
+    return check_real(value, "bounds_fraction", 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def _resolve(
+    est: Any,
+    table: Dict[str, Tuple[str, str, Dict[str, Any]]],
+    auto: Callable[[float, float], str],
+) -> Tuple[str, float, float]:
+    """``(method, epsilon, delta)`` from the estimator's public parameters; raises
+    InvalidParameterError (nothing read, nothing charged) on a bad one."""
+    epsilon = check_epsilon(est.epsilon, exact=True)
+    delta = check_delta(est.delta, exact=True)
+    method = check_choice(est.method, "method", ("auto", *table))
+    if method == "auto":
+        method = auto(epsilon, delta)
+    elif table[method][1] == "approx" and delta == 0.0:
+        raise InvalidParameterError(
+            f"method: {method!r} is (epsilon, delta)-DP and needs delta > 0; with delta = 0 "
+            f"use a pure method ("
+            + ", ".join(repr(k) for k, v in table.items() if v[1] == "pure")
+            + ") or 'auto'",
+            "method",
+        )
+    return method, epsilon, delta
+
+
+def _accepts(cls: Any, name: str) -> bool:
+    return name in inspect.signature(cls.__init__).parameters
+
+
+def _delegate(
+    est: Any, cls: Any, fixed: Dict[str, Any], epsilon: float, delta: float, bounds: Dict[str, Any]
+) -> Any:
+    """The delegate estimator, configured from the front door's parameters."""
+    params: Dict[str, Any] = dict(fixed)
+    params.update(accountant=est.accountant, rng=est.rng, fit_intercept=est.fit_intercept)
+    if _accepts(cls, "delta"):
+        params["delta"] = delta
+    for name, value in bounds.items():
+        if _accepts(cls, name):
+            params[name] = value
+    if est.bounds_fraction is not None and bounds and _accepts(cls, "bounds_fraction"):
+        params["bounds_fraction"] = est.bounds_fraction
+    for name in ("classes",):
+        if hasattr(est, name):
+            params[name] = getattr(est, name)
+    return cls(epsilon, **params)
+
+
+def _copy_fitted(est: Any, delegate: Any) -> None:
+    est.coef_ = delegate.coef_
+    est.intercept_ = delegate.intercept_
+    est.n_features_in_ = delegate.n_features_in_
+    if hasattr(delegate, "feature_names_in_"):
+        est.feature_names_in_ = delegate.feature_names_in_
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    if hasattr(delegate, "classes_"):
+        est.classes_ = delegate.classes_
+    est.estimator_ = delegate
+
+
+class _FrontDoor:
+    """Delegation shared by the two front doors (a mixin: placed before
+    PrivateEstimatorMixin, the sklearn mixin and BaseEstimator)."""
+
+    _methods: Dict[str, Tuple[str, str, Dict[str, Any]]] = {}
+
+    def _auto(self, epsilon: float, delta: float) -> str:  # pragma: no cover (overridden)
+        raise NotImplementedError
+
+    def _bounds(self) -> Dict[str, Any]:  # pragma: no cover (overridden)
+        raise NotImplementedError
+
+    def _configured(self) -> Any:
+        """The (unfitted) delegate and the method name, every parameter checked first."""
+        method, epsilon, delta = _resolve(self, self._methods, self._auto)
+        boolean(self.fit_intercept, "fit_intercept")
+        _check_bounds_fraction(self.bounds_fraction)
+        bounds = self._bounds()
+        source, _, fixed = self._methods[method]
+        cls = _load(source)
+        return _delegate(self, cls, fixed, epsilon, delta, bounds), method
+
+    def resolved_method(self) -> str:
+        """The method ``fit`` delegates to, from the parameters only (``method`` itself, or
+        what ``"auto"`` picks for ``epsilon`` and ``delta``).
+
+        Raises
+        ------
+        InvalidParameterError
+            On a bad ``epsilon``, ``delta`` or ``method``.
+        """
+        return _resolve(self, self._methods, self._auto)[0]
+
+    def privacy_guarantee(self, n_samples: int) -> Any:
+        """The delegate's guarantee for one fit on ``n_samples`` records (replace-one, ``n``
+        public): ``Budget(epsilon, delta)`` for an (epsilon, delta) method, ``Budget(epsilon)``
+        for a pure one; what ``fit`` charges. From the parameters only.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a parameter is invalid.
+        """
+        check_integer(n_samples, "n_samples", 1)
+        delegate, _ = self._configured()
+        return delegate.privacy_guarantee(n_samples)
+
+    def fit(self, X: Any, y: Any) -> Any:
+        """Fit the delegate chosen by ``method`` on ``(X, y)`` (it charges the accountant as
+        its documentation says) and copy its model.
+
+        Every parameter is checked before the data are read: a bad one raises
+        :class:`~privlearn.errors.InvalidParameterError` and charges nothing.
+
+        Returns
+        -------
+        self
+        """
+        delegate, method = self._configured()
+        delegate.fit(X, y)
+        _copy_fitted(self, delegate)
+        self.method_ = method
+        return self
+
+
+def _regression_bounds(value: object) -> Dict[str, Any]:
+    if isinstance(value, str):
+        if value != PRIVATE:
+            raise InvalidParameterError(
+                f"bounds: must be 'private' or a pair (data_norm, label_bound) of numbers > 0; "
+                f"got {value!r}",
+                "bounds",
+            )
+        return {"data_norm": PRIVATE, "label_bound": PRIVATE}
+    if value is None:
+        raise InvalidParameterError(
+            "bounds: required: 'private' (chosen privately with part of the budget) or a "
+            "declared pair (data_norm, label_bound); never read from the data; got None",
+            "bounds",
+        )
+    try:
+        pair = tuple(value)  # type: ignore[arg-type]
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or any(isinstance(v, (str, bool, np.bool_)) for v in pair):
+        raise InvalidParameterError(
+            f"bounds: must be 'private' or a pair (data_norm, label_bound) of numbers > 0; "
+            f"got {value!r}",
+            "bounds",
+        )
+    try:
+        return {
+            "data_norm": bound_arg(pair[0], "bounds"),
+            "label_bound": bound_arg(pair[1], "bounds"),
+        }
+    except InvalidParameterError as err:
+        raise InvalidParameterError(
+            f"bounds: (data_norm, label_bound) must be finite numbers > 0; got {value!r} ({err})",
+            "bounds",
+        ) from None
+
+
+def _classification_bounds(value: object) -> Dict[str, Any]:
+    if isinstance(value, str):
+        if value != PRIVATE:
+            raise InvalidParameterError(
+                f"bounds: must be 'private' or a number data_norm > 0; got {value!r}", "bounds"
+            )
+        return {"data_norm": PRIVATE}
+    if value is None or isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            "bounds: required: 'private' (chosen privately with part of the budget) or a "
+            f"declared data_norm > 0 (rows are clipped to it); got {value!r}",
+            "bounds",
+        )
+    if not math.isfinite(float(value)) or float(value) <= 0:
+        raise InvalidParameterError(
+            f"bounds: data_norm must be finite and > 0; got {value!r}", "bounds"
+        )
+    return {"data_norm": bound_arg(value, "bounds")}
+
+
+# --------------------------------------------------------------------------------------------
+# The estimators
+# --------------------------------------------------------------------------------------------
+
+
+class PrivateLinearRegression(
+    _FrontDoor, PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
+):
+    r"""Differentially private linear regression that picks the best measured method.
+
+    Delegates to AdaSSP (Wang, "Revisiting differentially private linear regression: optimal
+    and adaptive prediction & estimation in unbounded domain", UAI 2018, Algorithm 2) with the
+    Gaussian mechanism for ``delta > 0`` and with Laplace noise for ``delta = 0``
+    (:class:`~privlearn.learners.adassp.AdaSSPRegressor`; see it for the replace-one
+    sensitivities, the calibration and the guarantee), which measured best on the
+    ``practical-regression`` experiment (table below).
+
+    **Guarantee.** Exactly the delegate's: ``(epsilon, delta)``-DP (``delta > 0``) or pure
+    ``epsilon``-DP (``delta = 0``), replace-one neighbours with ``n`` public, with ``rng=None``;
+    ``bounds="private"`` includes the private bound choice in that total.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy budget, finite and > 0.
+    delta : float, default 1e-6
+        In ``[0, 1)``; 0 asks for pure DP.
+    method : {"auto", "adassp", "adassp_laplace", "boosted_adassp", "tukey_em"}, default "auto"
+        The delegate; ``"auto"`` picks from ``epsilon`` and ``delta`` only. An (epsilon,
+        delta) method with ``delta = 0`` is refused.
+    bounds : "private" or (data_norm, label_bound), default "private"
+        Clipping bounds of the rows' L2 norm and of ``|y|``: chosen privately with
+        ``bounds_fraction`` of the budget, or declared (never read from the data). TukeyEM
+        needs none and ignores them.
+    bounds_fraction : float or None, default None
+        Share of ``epsilon`` spent on private bounds (``None``: the delegate's default).
+    fit_intercept : bool, default True
+        Fit an intercept.
+    accountant : Accountant, optional
+        Charged by the delegate; shared by clones.
+    rng : None, int or Generator, optional
+        Randomness (see :mod:`privlearn.random`); private only when unseeded.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    method_ : str
+        The method that ran.
+    estimator_ : estimator
+        The fitted delegate.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Measured table: see the module docstring of
+    :mod:`privlearn.experiments.practical_regression` and the issue-19 report.
+    """
+
+    _methods = REGRESSION_METHODS
+
+    def __init__(
+        self,
+        epsilon: Optional[float],
+        *,
+        delta: float = 1e-6,
+        method: str = "auto",
+        bounds: Any = PRIVATE,
+        bounds_fraction: Optional[float] = None,
+        fit_intercept: bool = True,
+        accountant: Any = None,
+        rng: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.method = method
+        self.bounds = bounds
+        self.bounds_fraction = bounds_fraction
+        self.fit_intercept = fit_intercept
+        self.accountant = accountant
+        self.rng = rng
+
+    def _auto(self, epsilon: float, delta: float) -> str:
+        return _auto_regression(epsilon, delta)
+
+    def _bounds(self) -> Dict[str, Any]:
+        return _regression_bounds(self.bounds)
+
+
+class PrivateLogisticRegression(
+    _FrontDoor, PrivateEstimatorMixin, LinearClassifierMixin, BaseEstimator
+):
+    r"""Differentially private binary logistic regression that picks the best measured method.
+
+    Delegates, for ``delta > 0``, to objective perturbation with Redberg, Koskela and Wang's
+    analysis ("Improving the privacy and practicality of objective perturbation for
+    differentially private linear learners", NeurIPS 2023;
+    :class:`~privlearn.learners.logistic.ObjectivePerturbationLogistic`), and for ``delta = 0``
+    to Chaudhuri, Monteleoni and Sarwate's objective perturbation (JMLR 2011, Algorithm 2;
+    :class:`~privlearn.learners.ObjectivePerturbationClassifier`), which measured best on the
+    ``practical-regression`` experiment. See the delegates for the sensitivities and the
+    guarantee.
+
+    **Guarantee.** Exactly the delegate's (replace-one neighbours, ``n`` public, ``rng=None``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy budget, finite and > 0.
+    delta : float, default 1e-6
+        In ``[0, 1)``; 0 asks for pure DP.
+    method : {"auto", "dp_gd", "objective_perturbation", "objective_perturbation_pure", \
+"output_perturbation"}, default "auto"
+    bounds : "private" or float, default "private"
+        The rows' L2 clipping bound ``data_norm``: chosen privately or declared.
+    bounds_fraction : float or None, default None
+        Share of ``epsilon`` spent on the private bound (``None``: the delegate's default).
+    classes : array-like of two labels
+        Required: the two labels, declared (which labels occur in ``y`` is private).
+    fit_intercept : bool, default True
+    accountant : Accountant, optional
+    rng : None, int or Generator, optional
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    method_ : str
+    estimator_ : estimator
+    n_features_in_ : int
+    """
+
+    _methods = CLASSIFICATION_METHODS
+
+    def __init__(
+        self,
+        epsilon: Optional[float],
+        *,
+        delta: float = 1e-6,
+        method: str = "auto",
+        bounds: Any = PRIVATE,
+        bounds_fraction: Optional[float] = None,
+        classes: Any = None,
+        fit_intercept: bool = True,
+        accountant: Any = None,
+        rng: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.method = method
+        self.bounds = bounds
+        self.bounds_fraction = bounds_fraction
+        self.classes = classes
+        self.fit_intercept = fit_intercept
+        self.accountant = accountant
+        self.rng = rng
+
+    def _auto(self, epsilon: float, delta: float) -> str:
+        return _auto_classification(epsilon, delta)
+
+    def _bounds(self) -> Dict[str, Any]:
+        return _classification_bounds(self.bounds)
+
+    def predict_proba(self, X: Any) -> np.ndarray:  # type: ignore[override]
+        """Class probabilities of the fitted logistic model."""
+        from scipy.special import expit
+
+        check_is_fitted(self)
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
