@@ -1,22 +1,85 @@
 """Sufficient statistics of clipped linear-regression data: ``X^T X``, ``X^T y``, ``y^T y`` and
-the count, computed from a numpy array (here) or blockwise from a Dask array (the Dask path: see
-:func:`sufficient_statistics`). Noise is never added here: the private learners add it once, on
-the client, to these exact statistics (so the same seed gives the same release on numpy and on
-Dask input).
+the count, computed from a numpy array or blockwise from a Dask array; and the counts of row
+norms and labels below public grid points (the input of the private bounds). Noise is never added
+here: the private learners add it once, on the client, to these statistics.
 
 Clipping is a per-row map (each row ``x`` scaled down to L2 norm at most ``data_norm``, each label
 clipped to ``[-label_bound, label_bound]``), applied before any sum, so replacing one input row
 replaces one summand of every statistic.
+
+Exact statistics, hence the same release on numpy and Dask input
+-----------------------------------------------------------------
+A floating-point sum depends on its order, and the order depends on the chunking (Dask sums
+per-chunk partials in a tree; BLAS blocks its loops by size and alignment). So that the same seed
+gives *bit for bit* the same release on numpy and on Dask input, whatever the chunks, the
+statistics are computed exactly and rounded once:
+
+1. each value ``z`` of the clipped data ``Z = [X, intercept column, y]`` is truncated toward zero
+   to the fixed-point grid ``2^(e - 54)`` of its column, where ``2^e`` is the smallest power of
+   two at least the column's bound (``data_norm``, ``|intercept|``, ``label_bound``); an integer
+   ``q = trunc(z 2^(54 - e))``, ``|q| <= 2^54``. Values of magnitude ``>= 2^(e-1)`` (and the
+   intercept constant) are kept exactly; smaller ones lose the bits below ``2^(e - 54)``. The
+   truncation never increases ``|z|``, so every clipped bound still holds;
+2. the integer Gram matrix ``T = sum_i q_i q_i^T`` is computed exactly by the error-free
+   splitting of Ozaki, Ogita, Oishi and Rump ("Error-free transformations of matrix
+   multiplication by using fast routines of matrix multiplication and its applications",
+   Numer. Algorithms 59, 2012): ``q = a_1 2^36 + a_2 2^18 + a_3`` with ``|a_k| <= 2^18``, and the
+   limb products ``A_k^T A_l`` are float64 matrix products (BLAS, through numpy) of at most
+   ``2^12`` rows whose every partial sum is an integer below ``2^53``, hence exact in any
+   summation order. Blocks and chunks are then added as Python integers (exact, associative);
+3. each entry ``T_jk 2^(e_j + e_k - 108)`` is rounded once to the nearest float64.
+
+The per-row operations (clipping, truncation) are elementwise with a fixed order of operations,
+so a row gives the same integers in any block. The statistics are therefore *equal* on numpy and
+Dask input, for any chunking, and ``xtx`` is exactly symmetric. The cost is about 1.2 times a
+plain float ``X^T X`` (measured in ``benches/dask_suffstats.py``), a small part of reading the data.
+
+Clipping keeps a data-independent relative margin ``(d + 17) 2^-52`` (``d`` the number of
+features): a row whose float squared norm exceeds ``data_norm^2 (1 - 2 margin)`` is scaled to norm
+``data_norm (1 - margin)``, so that the *exact* norm of every clipped (and truncated) row is at
+most ``data_norm`` despite the rounding of the norm computation. Each row's contribution to the
+statistics is then exactly ``q q^T`` with ``||x|| <= data_norm`` and ``|y| <= label_bound``, the
+premise of every sensitivity derived from them.
+
+Dask
+----
+Dask is optional and imported only when a Dask array is passed (a Dask array is recognised
+through ``sys.modules``, without importing ``dask``). On Dask input the row chunks are processed
+where they live (one task per chunk, a tree of exact integer additions, one ``dask.compute``);
+only the small ``p x p`` integer matrices travel. ``X`` chunked along its columns is rechunked to
+one column block (each task then holds whole rows: ``rows x d`` floats, the same memory as a
+numpy array of that chunk); ``y`` is rechunked to ``X``'s row chunks. A Dask array with unknown
+chunk sizes (``nan``, e.g. after boolean indexing) is refused before anything is computed: call
+``X.compute_chunk_sizes()`` first (the row count is public under replace-one neighbours).
+Non-finite values are counted in the same pass and raise :class:`InvalidParameterError` after
+the compute, with a message that holds no data-dependent value; the learners charge only after
+the statistics are returned, so nothing is charged.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
-from typing import Any, Optional
+from fractions import Fraction
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..errors import InvalidParameterError
+
 __all__: list = []
+
+#: Bits of the fixed-point grid of each column (relative to the column's power-of-two bound).
+_GRID_BITS = 54
+#: Bits per limb of the error-free splitting (three limbs cover the 54 bits).
+_LIMB_BITS = 18
+_LIMB_MASK = (1 << _LIMB_BITS) - 1
+#: Rows per exact float64 product: |a_k a_l| <= 2^36, so a sum of 2^12 of them is at most
+#: 2^48 < 2^53 (any size up to 2^17 would be exact; 2^12 rows keep the passes in cache).
+_BLOCK_ROWS = 1 << 12
+#: Blocks summed in int64 before they are moved into Python integers (512 * 2^48 < 2^63).
+_FLUSH_BLOCKS = 512
 
 
 @dataclass(frozen=True)
@@ -41,37 +104,550 @@ class SufficientStatistics:
     n: int
 
 
+@dataclass(frozen=True)
+class NormCounts:
+    """Counts of the data below public grid points (no noise).
+
+    Attributes
+    ----------
+    x : ndarray of int64, shape (len(grid_x),), or None
+        ``x[k] = #{i : ||x_i||_2 <= grid_x[k]}`` (None when no ``grid_x`` was given).
+    y : ndarray of int64, shape (len(grid_y),), or None
+        ``y[k] = #{i : |y_i| <= grid_y[k]}`` (None when no ``grid_y`` was given).
+    n : int
+        Number of rows.
+    """
+
+    x: Optional[np.ndarray]
+    y: Optional[np.ndarray]
+    n: int
+
+
+# --------------------------------------------------------------------------------------------
+# Recognising and checking the input
+# --------------------------------------------------------------------------------------------
+
+
+def is_dask_array(obj: Any) -> bool:
+    """Whether ``obj`` is a ``dask.array.Array`` (without importing dask: if ``dask.array`` was
+    never imported, no Dask array can exist)."""
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(obj, da.Array)
+
+
+def _is_dask_collection(obj: Any) -> bool:
+    return hasattr(obj, "__dask_graph__") and not isinstance(obj, np.ndarray)
+
+
+def _refuse_other_collections(value: Any, name: str) -> None:
+    if _is_dask_collection(value) and not is_dask_array(value):
+        raise InvalidParameterError(
+            f"{name}: a Dask collection must be a dask.array.Array; got "
+            f"{type(value).__module__}.{type(value).__name__} (convert a Dask DataFrame or "
+            f"Series with .to_dask_array(lengths=True))",
+            name,
+        )
+
+
+def _check_dtype(value: Any, name: str) -> None:
+    if np.dtype(value.dtype).kind not in "fiub":
+        raise InvalidParameterError(
+            f"{name}: must hold real numbers (float, integer or bool); got dtype {value.dtype}",
+            name,
+        )
+
+
+def _known_chunks(value: Any, name: str) -> None:
+    if any(isinstance(c, float) and math.isnan(c) for axis in value.chunks for c in axis):
+        raise InvalidParameterError(
+            f"{name}: a Dask array with unknown chunk sizes (nan) cannot be used: its row count "
+            f"must be known before the data are read; call {name}.compute_chunk_sizes() first",
+            name,
+        )
+
+
+def _check_dask_single(value: Any, name: str, ndim: int) -> Any:
+    """One Dask array checked without computing anything (type, ``ndim``, real dtype, known
+    chunk sizes, non-empty); a numpy array is wrapped in one chunk."""
+    import dask.array as da
+
+    _refuse_other_collections(value, name)
+    if value is None:
+        raise InvalidParameterError(f"{name}: is required; got None", name)
+    if not is_dask_array(value) and not isinstance(value, np.ndarray):
+        raise InvalidParameterError(
+            f"{name}: must be a numpy array or a dask.array.Array; got {type(value).__name__}",
+            name,
+        )
+    if value.ndim != ndim:
+        shape = "(n_samples, n_features)" if ndim == 2 else "(n_samples,)"
+        raise InvalidParameterError(
+            f"{name}: expected a {ndim}-d array {shape}; got {value.ndim} dimension(s)", name
+        )
+    _check_dtype(value, name)
+    if not is_dask_array(value):
+        value = da.from_array(value, chunks=value.shape)
+    _known_chunks(value, name)
+    if any(int(s) < 1 for s in value.shape):
+        raise InvalidParameterError(
+            f"{name}: needs at least one row (and column); got shape {value.shape}", name
+        )
+    return value
+
+
+def check_dask_Xy(X: Any, y: Any) -> Tuple[Any, Any]:
+    """Check Dask training data without computing anything and return ``(X, y)`` as Dask arrays
+    with ``X`` in one column block and ``y`` chunked like ``X``'s rows.
+
+    ``X``: 2-d, real dtype, known chunk sizes, ``n >= 1`` rows and ``d >= 1`` columns; ``y``:
+    1-d of length ``n`` (a numpy array for one of them is wrapped with the other's row chunks).
+    Finiteness is checked during the statistics' pass. Raises :class:`InvalidParameterError`
+    naming ``X`` or ``y``."""
+    x_numpy = isinstance(X, np.ndarray)
+    X = _check_dask_single(X, "X", 2)
+    y = _check_dask_single(y, "y", 1)
+    n = int(X.shape[0])
+    if int(y.shape[0]) != n:
+        raise InvalidParameterError(
+            f"y: must have as many rows as X ({n}); got {int(y.shape[0])}", "y"
+        )
+    if X.numblocks[1] != 1:
+        X = X.rechunk({1: -1})
+    if x_numpy:  # X follows y's row chunks
+        X = X.rechunk((y.chunks[0], X.shape[1]))
+    elif y.chunks[0] != X.chunks[0]:
+        y = y.rechunk((X.chunks[0],))
+    return X, y
+
+
+def validate_regression_data(estimator: Any, X: Any, y: Any) -> Tuple[Any, Any]:
+    """Training data of a sufficient-statistics regressor: numpy-like input through
+    :func:`~._base.validate_Xy` (finite, matching lengths, float64), Dask input through
+    :func:`check_dask_Xy` (nothing computed; finiteness is checked by
+    :func:`sufficient_statistics`). Sets ``estimator.n_features_in_`` in both cases."""
+    if is_dask_array(X) or is_dask_array(y) or _is_dask_collection(X) or _is_dask_collection(y):
+        X, y = check_dask_Xy(X, y)
+        estimator.n_features_in_ = int(X.shape[1])
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return X, y
+    from ._base import validate_Xy
+
+    return validate_Xy(estimator, X, y, classifier=False)
+
+
+def _check_bound(value: Any, name: str) -> float:
+    v = float(value)
+    if not (math.isfinite(v) and v >= 2.0**-900):
+        raise InvalidParameterError(
+            f"{name}: must be a finite number >= 2^-900 (and > 0); got {value!r}", name
+        )
+    return v
+
+
+def _column_exponents(
+    d: int, data_norm: float, label_bound: float, c: Optional[float]
+) -> List[int]:
+    """``e`` per column of ``[X, intercept, y]``: the smallest power of two ``2^e >= bound``."""
+
+    def exponent(bound: float) -> int:
+        m, e = math.frexp(bound)  # bound = m 2^e, 0.5 <= m < 1
+        return e - 1 if m == 0.5 else e
+
+    cols = [exponent(data_norm)] * d
+    if c is not None:
+        cols.append(exponent(abs(c)))
+    cols.append(exponent(label_bound))
+    return cols
+
+
+# --------------------------------------------------------------------------------------------
+# Per-row maps (elementwise, a fixed order of operations: a row gives the same values in any
+# block) and the exact per-block kernel
+# --------------------------------------------------------------------------------------------
+
+
+def _squared_norms(X: np.ndarray) -> np.ndarray:
+    """``sum_j X[:, j]^2`` added column by column: one fixed sequence of rounded operations per
+    row, whatever the block or memory layout (``einsum`` and ``sum`` may reorder by layout)."""
+    sq = X[:, 0] * X[:, 0]
+    for j in range(1, X.shape[1]):
+        sq += X[:, j] * X[:, j]
+    return sq
+
+
+def _clip_factors(sq: np.ndarray, data_norm: float, d: int) -> np.ndarray:
+    """The factor of each row (1.0 for rows inside the bound: multiplying by it is exact)."""
+    margin = (d + 17) * 2.0**-52
+    over = sq > (data_norm * data_norm) * (1.0 - 2.0 * margin)
+    with np.errstate(divide="ignore"):
+        return np.where(over, (data_norm * (1.0 - margin)) / np.sqrt(sq), 1.0)
+
+
 def clip_block(
     X: np.ndarray, y: np.ndarray, data_norm: float, label_bound: float, intercept: Optional[float]
 ) -> "tuple[np.ndarray, np.ndarray]":
-    """One block of rows clipped (rows to L2 norm ``data_norm``, labels to ``label_bound``), with
-    the constant column ``intercept`` appended when it is not ``None``."""
+    """One block of rows clipped (rows to L2 norm ``data_norm``, with the margin of the module
+    docstring; labels to ``label_bound``), with the constant column ``intercept`` appended when
+    it is not ``None``. The same values as the statistics' kernel computes."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    sq = np.einsum("ij,ij->i", X, X)
-    over = sq > data_norm * data_norm
-    if np.any(over):
-        X = np.array(X, copy=True)
-        X[over] *= (data_norm / np.sqrt(sq[over]))[:, None]
+    X = X * _clip_factors(_squared_norms(X), data_norm, X.shape[1])[:, None]
     if intercept is not None:
         X = np.hstack([X, np.full((X.shape[0], 1), float(intercept))])
     return X, np.clip(y, -label_bound, label_bound)
 
 
+def _non_finite(X: np.ndarray) -> Tuple[np.ndarray, int]:
+    """``(X, count)``: the non-finite entries replaced by 0 (the statistics are then discarded:
+    the caller raises) and their number."""
+    finite = np.isfinite(X)
+    bad = int(X.size - np.count_nonzero(finite))
+    return (np.where(finite, X, 0.0) if bad else X), bad
+
+
+def _limbs(Zt: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The three limbs ``(a_1; a_2; a_3)`` (shape ``(3p, m)``, float64 holding integers) of
+    ``q = trunc(Zt * scale) = a_1 2^36 + a_2 2^18 + a_3``; every operation below is exact (power
+    of two scalings, truncations, differences of integers below 2^55)."""
+    p, m = Zt.shape
+    out = np.empty((3 * p, m), dtype=np.float64)
+    a1, a2, a3 = out[:p], out[p : 2 * p], out[2 * p :]
+    np.multiply(Zt, scale[:, None], out=a3)
+    np.trunc(a3, out=a3)  # q, |q| <= 2^54
+    np.multiply(a3, 2.0 ** -(2 * _LIMB_BITS), out=a1)
+    np.floor(a1, out=a1)  # a_1 = floor(q / 2^36), |a_1| <= 2^18
+    np.multiply(a1, 2.0 ** (2 * _LIMB_BITS), out=a2)
+    np.subtract(a3, a2, out=a3)  # r = q - a_1 2^36 in [0, 2^36)
+    np.multiply(a3, 2.0**-_LIMB_BITS, out=a2)
+    np.floor(a2, out=a2)  # a_2 = floor(r / 2^18) in [0, 2^18)
+    a3 -= a2 * 2.0**_LIMB_BITS  # a_3 in [0, 2^18)
+    return out
+
+
+def _combine_limbs(acc: np.ndarray, p: int) -> np.ndarray:
+    """``sum_{k,l} 2^(18 (2-k)) 2^(18 (2-l)) A_k^T A_l`` in Python integers."""
+    out = np.zeros((p, p), dtype=object)
+    for k in range(3):
+        for l in range(3):
+            shift = _LIMB_BITS * ((2 - k) + (2 - l))
+            block = acc[k * p : (k + 1) * p, l * p : (l + 1) * p].astype(object)
+            out += block * (1 << shift)
+    return out
+
+
+def _statistics_part(
+    X: np.ndarray,
+    y: np.ndarray,
+    data_norm: float,
+    label_bound: float,
+    intercept: Optional[float],
+    exps: Sequence[int],
+) -> Tuple[np.ndarray, int, int, int]:
+    """``(T, rows, bad_x, bad_y)`` of one chunk (runs on a Dask worker, or on the client):
+    ``T = sum_i q_i q_i^T`` exactly (object array of Python integers) for the rows ``q_i`` of
+    ``[X, intercept, y]`` clipped and truncated to their grids."""
+    X, bad_x = _non_finite(np.asarray(X, dtype=np.float64))
+    y, bad_y = _non_finite(np.asarray(y, dtype=np.float64).reshape(-1))
+    m, d = X.shape
+    p = len(exps)
+    scale = np.array([math.ldexp(1.0, _GRID_BITS - e) for e in exps])
+    total = np.zeros((p, p), dtype=object)
+    acc = np.zeros((3 * p, 3 * p), dtype=np.int64)
+    pending = 0
+    for start in range(0, m, _BLOCK_ROWS):
+        stop = min(m, start + _BLOCK_ROWS)
+        Zt = np.empty((p, stop - start), dtype=np.float64)  # the rows as columns
+        Zt[:d] = X[start:stop].T
+        sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
+        for j in range(1, d):
+            sq += Zt[j] * Zt[j]
+        Zt[:d] *= _clip_factors(sq, data_norm, d)
+        if intercept is not None:
+            Zt[d] = intercept
+        np.clip(y[start:stop], -label_bound, label_bound, out=Zt[p - 1])
+        L = _limbs(Zt, scale)
+        acc += (L @ L.T).astype(np.int64)  # every partial sum an integer below 2^53: exact
+        pending += 1
+        if pending == _FLUSH_BLOCKS:
+            total += _combine_limbs(acc, p)
+            acc[...] = 0
+            pending = 0
+    if pending:
+        total += _combine_limbs(acc, p)
+    return total, m, bad_x, bad_y
+
+
+def _add_parts(*parts: Any) -> Any:
+    """Elementwise sum of tuples of parts (Python-integer arrays and counts: exact)."""
+    out = list(parts[0])
+    for part in parts[1:]:
+        for k, v in enumerate(part):
+            out[k] = out[k] + v
+    return tuple(out)
+
+
+def _tree_sum(parts: List[Any], fan_in: int = 8) -> Any:
+    """Sum Dask delayed parts in a tree of ``fan_in``-ary exact additions (on the workers)."""
+    from dask import delayed
+
+    while len(parts) > 1:
+        parts = [
+            delayed(_add_parts, pure=True)(*parts[k : k + fan_in])
+            for k in range(0, len(parts), fan_in)
+        ]
+    return parts[0]
+
+
+def _raise_non_finite(bad_x: int, bad_y: int) -> None:
+    if bad_x:
+        raise InvalidParameterError("X: contains NaN or infinity (values must be finite)", "X")
+    if bad_y:
+        raise InvalidParameterError("y: contains NaN or infinity (values must be finite)", "y")
+
+
+def _to_float(t: int, exponent: int) -> float:
+    """``t 2^exponent`` rounded once to the nearest float64."""
+    return float(Fraction(t) * Fraction(2) ** exponent)
+
+
 def block_statistics(
     X: np.ndarray, y: np.ndarray, data_norm: float, label_bound: float, intercept: Optional[float]
 ) -> SufficientStatistics:
-    """The statistics of one in-memory block (numpy)."""
-    Xc, yc = clip_block(X, y, data_norm, label_bound, intercept)
-    return SufficientStatistics(Xc.T @ Xc, Xc.T @ yc, float(yc @ yc), int(Xc.shape[0]))
+    """The statistics of one in-memory block (numpy), exact as in the module docstring."""
+    return sufficient_statistics(
+        np.asarray(X),
+        np.asarray(y),
+        data_norm=data_norm,
+        label_bound=label_bound,
+        intercept=intercept,
+    )
 
 
 def sufficient_statistics(
     X: Any, y: Any, *, data_norm: float, label_bound: float, intercept: Optional[float] = None
 ) -> SufficientStatistics:
-    """``X^T X``, ``X^T y``, ``y^T y`` and ``n`` of the clipped data.
+    """``X^T X``, ``X^T y``, ``y^T y`` and ``n`` of the clipped data, exact (module docstring).
 
-    ``X`` (n, d) and ``y`` (n,) are numpy arrays (already validated: finite, matching lengths).
-    The Dask path (a ``dask.array.Array``, blockwise) is added by the scale-out work of issue 19.
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or dask.array.Array
+        Numpy input is expected validated (:func:`validate_regression_data`); Dask input is
+        checked by :func:`check_dask_Xy` (no compute) and computed blockwise, in one
+        ``dask.compute``, where its chunks live.
+    y : ndarray of shape (n,) or dask.array.Array
+    data_norm, label_bound : float
+        The declared bounds (finite, > 0): rows are clipped to L2 norm ``data_norm``, labels to
+        ``[-label_bound, label_bound]``.
+    intercept : float, optional
+        If given, a constant column of this value is appended to the clipped rows (last).
+
+    Returns
+    -------
+    SufficientStatistics
+        numpy values, equal bit for bit on numpy and Dask input of the same data.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad shapes, dtypes, unknown Dask chunk sizes (before any compute); non-finite values
+        (after the pass, with a data-independent message); statistics that would overflow
+        float64 (``n`` times a squared bound above the largest float; checked before the pass).
     """
-    return block_statistics(X, y, data_norm, label_bound, intercept)
+    data_norm = _check_bound(data_norm, "data_norm")
+    label_bound = _check_bound(label_bound, "label_bound")
+    if intercept is not None:
+        intercept = float(intercept)
+        if not (math.isfinite(intercept) and intercept != 0.0):
+            raise InvalidParameterError(
+                f"intercept: the constant column must be finite and nonzero; got {intercept!r}",
+                "intercept",
+            )
+    dask_input = (
+        is_dask_array(X) or is_dask_array(y) or _is_dask_collection(X) or _is_dask_collection(y)
+    )
+    if dask_input:
+        X, y = check_dask_Xy(X, y)
+    else:
+        for value, name in ((X, "X"), (y, "y")):
+            if not isinstance(value, np.ndarray):
+                raise InvalidParameterError(
+                    f"{name}: must be a numpy array or a dask.array.Array; got "
+                    f"{type(value).__name__}",
+                    name,
+                )
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0] or X.shape[0] < 1:
+            raise InvalidParameterError(
+                f"X, y: expected X of shape (n, d) and y of shape (n,) with n >= 1; got "
+                f"{X.shape} and {y.shape}",
+                "X",
+            )
+        _check_dtype(X, "X")
+        _check_dtype(y, "y")
+    n, d = int(X.shape[0]), int(X.shape[1])
+    exps = _column_exponents(d, data_norm, label_bound, intercept)
+    biggest = max(exps)
+    if math.ldexp(float(n), 2 * biggest) > sys.float_info.max / 4:
+        raise InvalidParameterError(
+            f"data_norm, label_bound: n times the squared bound overflows float64 (n = {n}); "
+            f"rescale the data",
+            "data_norm",
+        )
+    if dask_input:
+        import dask
+        from dask import delayed
+
+        xs = X.to_delayed().reshape(-1)
+        ys = y.to_delayed().reshape(-1)
+        parts = [
+            delayed(_statistics_part, pure=True)(xb, yb, data_norm, label_bound, intercept, exps)
+            for xb, yb in zip(xs, ys)
+        ]
+        ((T, rows, bad_x, bad_y),) = dask.compute(_tree_sum(parts))
+    else:
+        T, rows, bad_x, bad_y = _statistics_part(X, y, data_norm, label_bound, intercept, exps)
+    _raise_non_finite(bad_x, bad_y)
+    if rows != n:  # the chunks' rows disagree with the declared shape: Dask metadata is wrong
+        raise InvalidParameterError(
+            "X: the Dask chunks hold a different number of rows than the array's chunk sizes "
+            "declare",
+            "X",
+        )
+    p = len(exps)
+    M = np.empty((p, p), dtype=np.float64)
+    for j in range(p):
+        for k in range(j, p):
+            M[j, k] = M[k, j] = _to_float(int(T[j, k]), exps[j] + exps[k] - 2 * _GRID_BITS)
+    return SufficientStatistics(M[:-1, :-1].copy(), M[:-1, -1].copy(), float(M[-1, -1]), n)
+
+
+# --------------------------------------------------------------------------------------------
+# Counts below public grids (the input of the private quantiles of the bounds)
+# --------------------------------------------------------------------------------------------
+
+
+def _check_grid(grid: Any, name: str) -> Optional[np.ndarray]:
+    if grid is None:
+        return None
+    g = np.asarray(grid, dtype=np.float64)
+    if g.ndim != 1 or g.size < 1 or not np.all(np.isfinite(g)):
+        raise InvalidParameterError(
+            f"{name}: must be a non-empty 1-d array of finite numbers (a public grid)", name
+        )
+    return g
+
+
+def _counts_part(
+    X: Optional[np.ndarray],
+    y: Optional[np.ndarray],
+    grid_x: Optional[np.ndarray],
+    grid_y: Optional[np.ndarray],
+) -> Tuple[Any, Any, int, int, int]:
+    """``(counts_x, counts_y, rows, bad_x, bad_y)`` of one chunk."""
+    cx: Any = 0
+    cy: Any = 0
+    rows = 0
+    bad_x = bad_y = 0
+    if X is not None:
+        X = np.asarray(X, dtype=np.float64)
+        X, bad_x = _non_finite(X)
+        rows = int(X.shape[0])
+        if grid_x is not None:
+            norms = np.sort(np.sqrt(_squared_norms(X)))
+            cx = np.searchsorted(norms, grid_x, side="right").astype(np.int64)
+    if y is not None:
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        fy = np.isfinite(y)
+        bad_y = int(y.size - np.count_nonzero(fy))
+        rows = int(y.shape[0])
+        if grid_y is not None:
+            labels = np.sort(np.abs(np.where(fy, y, 0.0)))
+            cy = np.searchsorted(labels, grid_y, side="right").astype(np.int64)
+    return cx, cy, rows, bad_x, bad_y
+
+
+def norm_counts(X: Any, y: Any = None, *, grid_x: Any = None, grid_y: Any = None) -> NormCounts:
+    """Counts of the row norms and labels at or below every point of public grids.
+
+    ``counts.x[k] = #{i : ||x_i||_2 <= grid_x[k]}`` and ``counts.y[k] = #{i : |y_i| <=
+    grid_y[k]}`` (no noise; the input of
+    :func:`~._private_bounds.private_quantile_from_counts`). The norms are computed row by row
+    in a fixed order (as the clipping of :func:`clip_block` does), so the counts are equal on
+    numpy and Dask input. Either grid may be ``None`` (its counts are then ``None``); ``X`` may
+    be ``None`` when only labels are counted.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), dask.array.Array or None
+    y : ndarray of shape (n,), dask.array.Array or None
+    grid_x, grid_y : array-like of shape (k,), optional
+        Public, data-independent grid points (finite).
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`sufficient_statistics` (shapes, dtypes, unknown chunk sizes before any
+        compute; non-finite values after the pass, with a data-independent message).
+    """
+    gx = _check_grid(grid_x, "grid_x")
+    gy = _check_grid(grid_y, "grid_y")
+    if X is None and y is None:
+        raise InvalidParameterError("X, y: at least one of them is required", "X")
+    if gx is not None and X is None:
+        raise InvalidParameterError("X: grid_x was given without X", "X")
+    if gy is not None and y is None:
+        raise InvalidParameterError("y: grid_y was given without y", "y")
+    dask_input = any(is_dask_array(v) or _is_dask_collection(v) for v in (X, y))
+    if dask_input:
+        import dask
+        from dask import delayed
+
+        if X is not None and y is not None:
+            X, y = check_dask_Xy(X, y)
+        else:
+            value, name, ndim = (X, "X", 2) if X is not None else (y, "y", 1)
+            value = _check_dask_single(value, name, ndim)
+            if X is not None:
+                X = value if value.numblocks[1] == 1 else value.rechunk({1: -1})
+            else:
+                y = value
+        n = int((X if X is not None else y).shape[0])
+        if X is not None:
+            xs = list(X.to_delayed().reshape(-1))
+        if y is not None:
+            ys = list(y.to_delayed().reshape(-1))
+        nb = len(xs) if X is not None else len(ys)
+        parts = [
+            delayed(_counts_part, pure=True)(
+                xs[k] if X is not None else None, ys[k] if y is not None else None, gx, gy
+            )
+            for k in range(nb)
+        ]
+        ((cx, cy, rows, bad_x, bad_y),) = dask.compute(_tree_sum(parts))
+    else:
+        for value, name, ndim in ((X, "X", 2), (y, "y", 1)):
+            if value is None:
+                continue
+            if not isinstance(value, np.ndarray):
+                raise InvalidParameterError(
+                    f"{name}: must be a numpy array or a dask.array.Array; got "
+                    f"{type(value).__name__}",
+                    name,
+                )
+            if value.ndim != ndim or value.shape[0] < 1:
+                raise InvalidParameterError(
+                    f"{name}: expected a non-empty {ndim}-d array; got shape {value.shape}", name
+                )
+            _check_dtype(value, name)
+        if X is not None and y is not None and X.shape[0] != y.shape[0]:
+            raise InvalidParameterError(
+                f"y: must have as many rows as X ({X.shape[0]}); got {y.shape[0]}", "y"
+            )
+        n = int((X if X is not None else y).shape[0])
+        cx, cy, rows, bad_x, bad_y = _counts_part(X, y, gx, gy)
+    _raise_non_finite(bad_x, bad_y)
+    return NormCounts(
+        None if gx is None else np.asarray(cx, dtype=np.int64),
+        None if gy is None else np.asarray(cy, dtype=np.int64),
+        n,
+    )
