@@ -1,0 +1,155 @@
+"""TukeyEM (Amin et al. 2023 with Brown et al.'s PTR): the PTR noise's calibration through the
+tap, the restricted exponential mechanism's level law recomputed in the test (chi-square with a
+power check at twice the rate), the charge, bad input, utility."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privlearn.accounting import Accountant, Budget
+from privlearn.errors import InvalidParameterError
+from privlearn.learners.tukey import TukeyEMRegressor, restricted_sample
+
+from replay import Tap
+
+DELTA = 1e-6
+
+
+def _data(n=20000, d=5, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.normal(size=(n, d))
+    beta = g.normal(size=d)
+    return X, X @ beta + 0.5 + g.normal(size=n), beta
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_ptr_laplace_has_scale_two_over_epsilon(eps):
+    X, y, _ = _data(n=2000, d=2)
+    with Tap() as tap:
+        TukeyEMRegressor(eps, DELTA, rng=0).fit(X, y)
+    lap = [c for c in tap.calls if c.name == "laplace"]
+    assert len(lap) == 1
+    # Laplace(sensitivity 1, epsilon/2): scale 1 / (eps/2) = 2 / eps (not the reference's eps/2)
+    assert lap[0].params["sensitivity"] == 1.0
+    assert lap[0].params["epsilon"] == eps / 2
+    assert lap[0].params["numerics"] == "exact"
+    k = float(lap[0].value)
+    assert k == int(k) and k >= -1
+
+
+def _level_probs(sorted_models, t, rate):
+    """P(level i) proportional to e^{rate i} (V_i - V_{i+1}), recomputed here for boxes."""
+    p, m = sorted_models.shape
+    top = (m + 1) // 2
+    V = [np.prod(sorted_models[:, m - i] - sorted_models[:, i - 1]) for i in range(1, top + 1)] + [0.0]
+    w = np.array([math.exp(rate * i) * (V[i - 1] - V[i]) for i in range(t, top + 1)])
+    return w / w.sum()
+
+
+def test_restricted_em_level_law_chi_square_with_power():
+    g = np.random.default_rng(3)
+    models = g.normal(size=(2, 16))
+    sm = np.sort(models, axis=1)
+    t, rate = 4, 0.4
+    probs = _level_probs(sm, t, rate)
+    draws = 4000
+    gen = np.random.default_rng(11)
+    counts = np.zeros(len(probs))
+    depth_ok = True
+    for _ in range(draws):
+        y, i = restricted_sample(sm, t, rate, gen)
+        counts[i - t] += 1
+        # the sampled point has approximate Tukey depth exactly i
+        depth = min(min(np.sum(sm[j] <= y[j]), np.sum(sm[j] >= y[j])) for j in range(2))
+        depth_ok &= depth == i
+    assert depth_ok
+    keep = probs * draws >= 5
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp = np.append(probs[keep], probs[~keep].sum()) * draws
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    assert stats.chisquare(obs, exp).pvalue >= 1e-6
+    wrong = _level_probs(sm, t, 2 * rate) * draws  # twice the rate: refused (power)
+    wrong = np.append(wrong[keep], wrong[~keep].sum())[: len(obs)]
+    wrong *= draws / wrong.sum()
+    assert stats.chisquare(obs, wrong).pvalue < 1e-6
+
+
+def test_points_uniform_inside_the_shell():
+    """Within the level, the point is uniform on the shell: in 1-D with depth level i, the
+    two side intervals are chosen in proportion to their lengths."""
+    sm = np.array([[0.0, 1.0, 3.0, 4.0, 10.0, 11.0, 12.0, 20.0]])
+    gen = np.random.default_rng(5)
+    left = right = 0
+    for _ in range(3000):
+        y, i = restricted_sample(sm, 2, 0.0, gen)
+        if i == 2:
+            assert 1.0 <= y[0] <= 12.0 and not (3.0 < y[0] < 11.0)
+            left += y[0] < 5
+            right += y[0] > 5
+    # lengths 2 (left [1,3]) and 1 (right [11,12])
+    assert stats.binomtest(left, left + right, 2 / 3).pvalue >= 1e-6
+
+
+def test_one_charge_of_epsilon_delta_and_zero_on_failure():
+    X, y, _ = _data(n=2000, d=2)
+    acc = Accountant(Budget(10, 1e-3))
+    m = TukeyEMRegressor(0.5, DELTA, n_models=8, accountant=acc, rng=0).fit(X, y)
+    assert [e.budget for e in acc.ledger] == [Budget(0.5, DELTA)]
+    assert not m.ptr_passed_  # t = 2: k <= 0 can never clear the threshold
+    assert np.all(m.coef_ == 0) and m.intercept_ == 0.0
+
+
+@pytest.mark.parametrize(
+    "kwargs, param",
+    [
+        (dict(delta=None), "delta"),
+        (dict(delta=0.0), "delta"),
+        (dict(delta=1.5), "delta"),
+        (dict(delta=DELTA, n_models=4), "n_models"),
+        (dict(delta=DELTA, n_models="many"), "n_models"),
+        (dict(delta=DELTA, n_models=1000), "n_models"),  # floor(300/1000) < p
+    ],
+)
+def test_bad_parameters_charge_nothing(kwargs, param):
+    X, y, _ = _data(n=300, d=2)
+    acc = Accountant(Budget(10, 1e-3))
+    delta = kwargs.pop("delta")
+    with pytest.raises(InvalidParameterError) as err:
+        TukeyEMRegressor(1.0, delta, accountant=acc, rng=0, **kwargs).fit(X, y)
+    assert err.value.parameter == param
+    assert len(acc.ledger) == 0
+
+
+@pytest.mark.parametrize("bad", ["nan", "shape", "y"])
+def test_bad_data_charges_nothing(bad):
+    X, y, _ = _data(n=300, d=2)
+    if bad == "nan":
+        y[4] = np.nan
+    elif bad == "shape":
+        X = X[:, :, None]
+    else:
+        y = y[:-2]
+    acc = Accountant(Budget(10, 1e-3))
+    with pytest.raises(InvalidParameterError):
+        TukeyEMRegressor(1.0, DELTA, accountant=acc, rng=0).fit(X, y)
+    assert len(acc.ledger) == 0
+
+
+def test_error_for_too_few_rows_quotes_public_sizes_only():
+    X, y, _ = _data(n=40, d=5)
+    with pytest.raises(InvalidParameterError) as err:
+        TukeyEMRegressor(1.0, DELTA, n_models=8, rng=0).fit(X, y)
+    msg = str(err.value)
+    assert "n = 40" in msg and f"{X[0, 0]:.3}" not in msg
+
+
+def test_utility_large_n():
+    X, y, beta = _data()
+    m = TukeyEMRegressor(1.0, DELTA, rng=4).fit(X, y)
+    assert m.ptr_passed_
+    assert np.abs(m.coef_ - beta).max() < 0.1 and abs(m.intercept_ - 0.5) < 0.1
