@@ -14,7 +14,6 @@ from privlearn.accounting._convert import zcdp_to_dp
 from privlearn.accounting._zcdp import ZcdpBudget
 from privlearn.errors import InvalidParameterError
 from privlearn.learners.boosted_adassp import BoostedAdaSSPRegressor
-
 from replay import Tap
 
 EPS, DELTA = 1.0, 1e-6
@@ -52,7 +51,13 @@ def _tapped(T=4, intercept=True, seed=0):
     X, y = _data()
     with Tap() as tap:
         m = BoostedAdaSSPRegressor(
-            EPS, DELTA, data_norm=1.5, gradient_clip=0.7, n_rounds=T, fit_intercept=intercept, rng=seed
+            EPS,
+            DELTA,
+            data_norm=1.5,
+            gradient_clip=0.7,
+            n_rounds=T,
+            fit_intercept=intercept,
+            rng=seed,
         ).fit(X, y)
     calls = [c for c in tap.calls if c.name == "discrete_gaussian"]
     return m, calls
@@ -65,7 +70,9 @@ def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
     assert len(calls) == T + 2
     want = _expected_sigmas(EPS, DELTA, 1.5, 0.7, T, intercept)
     # gaussian_noise hands the sampler sigma / step in grid units (step: a power of two).
-    from privlearn.mechanisms import _noise_grid  # the grid only (a power of two), not the calibration
+    from privlearn.mechanisms import (
+        _noise_grid,
+    )  # the grid only (a power of two), not the calibration
 
     names = ["hessian", "lambda"] + ["gradient"] * T
     p = 4 if intercept else 3
@@ -83,7 +90,9 @@ def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
 def test_composed_charge_is_one_event_proving_the_budget():
     X, y = _data()
     acc = Accountant(Budget(10, 1e-3))
-    BoostedAdaSSPRegressor(EPS, DELTA, data_norm=1.5, gradient_clip=0.7, n_rounds=6, accountant=acc, rng=0).fit(X, y)
+    BoostedAdaSSPRegressor(
+        EPS, DELTA, data_norm=1.5, gradient_clip=0.7, n_rounds=6, accountant=acc, rng=0
+    ).fit(X, y)
     assert len(acc.ledger) == 1
     entry = acc.ledger[0]
     assert entry.budget == Budget(EPS, DELTA)
@@ -175,14 +184,18 @@ def test_bad_data_charges_nothing(bad):
         y = y[:-1]
     acc = Accountant(Budget(10, 1e-3))
     with pytest.raises(InvalidParameterError):
-        BoostedAdaSSPRegressor(EPS, DELTA, data_norm=1.0, gradient_clip=1.0, accountant=acc, rng=0).fit(X, y)
+        BoostedAdaSSPRegressor(
+            EPS, DELTA, data_norm=1.0, gradient_clip=1.0, accountant=acc, rng=0
+        ).fit(X, y)
     assert len(acc.ledger) == 0
 
 
 def test_label_bound_defaults_the_gradient_clip():
     X, y = _data()
     a = BoostedAdaSSPRegressor(EPS, DELTA, data_norm=1.5, label_bound=0.7, rng=3).fit(X, y)
-    b = BoostedAdaSSPRegressor(EPS, DELTA, data_norm=1.5, gradient_clip=0.7, label_bound=0.7, rng=3).fit(X, y)
+    b = BoostedAdaSSPRegressor(
+        EPS, DELTA, data_norm=1.5, gradient_clip=0.7, label_bound=0.7, rng=3
+    ).fit(X, y)
     assert np.array_equal(a.coef_, b.coef_)
 
 

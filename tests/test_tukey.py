@@ -13,7 +13,6 @@ from scipy import stats
 from privlearn.accounting import Accountant, Budget
 from privlearn.errors import InvalidParameterError
 from privlearn.learners.tukey import TukeyEMRegressor, restricted_sample
-
 from replay import Tap
 
 DELTA = 1e-6
@@ -45,7 +44,9 @@ def _level_probs(sorted_models, t, rate):
     """P(level i) proportional to e^{rate i} (V_i - V_{i+1}), recomputed here for boxes."""
     p, m = sorted_models.shape
     top = (m + 1) // 2
-    V = [np.prod(sorted_models[:, m - i] - sorted_models[:, i - 1]) for i in range(1, top + 1)] + [0.0]
+    V = [np.prod(sorted_models[:, m - i] - sorted_models[:, i - 1]) for i in range(1, top + 1)] + [
+        0.0
+    ]
     w = np.array([math.exp(rate * i) * (V[i - 1] - V[i]) for i in range(t, top + 1)])
     return w / w.sum()
 

@@ -327,7 +327,9 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
             theta = np.zeros(p)
             for _ in range(rounds):
                 r = np.clip(yc - Xc @ theta, -clip, clip)
-                u, e_g = gaussian_noise(Xc.T @ r, cal["sigma_gradient"], cal["sens_gradient"], rng=gen)
+                u, e_g = gaussian_noise(
+                    Xc.T @ r, cal["sigma_gradient"], cal["sens_gradient"], rng=gen
+                )
                 assert e_g == parts[2]
                 theta = theta + G @ np.asarray(u)
             return theta, ridge
