@@ -219,7 +219,9 @@ def restricted_sample(
     logv = log_volumes(sorted_models)
     top = logv.size
     levels = np.arange(t, top + 1)
-    logw = np.array([_log_diff(_log_v(logv, i), _log_v(logv, i + 1)) + rate * i for i in range(t, top + 1)])
+    logw = np.array(
+        [_log_diff(_log_v(logv, i), _log_v(logv, i + 1)) + rate * i for i in range(t, top + 1)]
+    )
     i = int(levels[_gumbel_argmax(logw, gen)])
 
     def interval(depth: int, j: int) -> Tuple[float, float]:
