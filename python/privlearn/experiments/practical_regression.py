@@ -343,7 +343,11 @@ def unavailable(method: Method) -> Optional[str]:
     """``None`` if ``method`` can run here, else the reason (a missing module or peer)."""
     try:
         if method.source:
-            _learner_class(method.source)
+            cls = _learner_class(method.source)
+            if method.source.startswith("front_doors:"):  # the delegate must be there too
+                delta = 0.0 if method.notion == "pure" else DELTA
+                chosen = cls(1.0, delta=delta).resolved_method()
+                _learner_class(cls._methods[chosen][0])
         elif method.peer == "diffprivlib":
             importlib.import_module("diffprivlib.models")
         elif method.peer == "opendp":
