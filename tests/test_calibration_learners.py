@@ -194,7 +194,14 @@ def test_output_perturbation_regressor_calibration(radius, variant, bound):
     delta = _op_regressor_delta(variant, bound, radius, ALPHA_OP, N_OP)
     fits = _fits(
         lambda g: OutputPerturbationRegressor(
-            EPS, alpha=ALPHA_OP, radius=radius, variant=variant, sensitivity_bound=bound, rng=g
+            EPS,
+            alpha=ALPHA_OP,
+            radius=radius,
+            variant=variant,
+            sensitivity_bound=bound,
+            rng=g,
+            data_norm=1.0,
+            label_bound=1.0,
         ),
         X,
         y,
@@ -251,6 +258,7 @@ def test_output_perturbation_classifier_calibration(loss, variant, radius, bound
             sensitivity_bound=bound,
             classes=[0, 1],
             rng=g,
+            data_norm=1.0,
         ),
         X,
         y,
@@ -299,7 +307,7 @@ def test_objective_perturbation_classifier_calibration(loss, lam, c):
     assert (extra > 0) == (lam < 0.01)  # both branches exercised
     fits = _fits(
         lambda g: ObjectivePerturbationClassifier(
-            EPS, alpha=lam, loss=loss, smoothing=h, classes=[0, 1], rng=g
+            EPS, alpha=lam, loss=loss, smoothing=h, classes=[0, 1], rng=g, data_norm=1.0
         ),
         X,
         y,
@@ -325,7 +333,9 @@ def test_objective_perturbation_regressor_calibration(lam):
     eps1, extra = _cms11(EPS, n, lam / hd, 1.0 / hd)
     assert (extra > 0) == (lam < 0.01)
     fits = _fits(
-        lambda g: ObjectivePerturbationRegressor(EPS, alpha=lam, huber_delta=hd, rng=g),
+        lambda g: ObjectivePerturbationRegressor(
+            EPS, alpha=lam, huber_delta=hd, rng=g, data_norm=1.0, label_bound=1.0
+        ),
         X,
         y,
         700,
@@ -383,11 +393,21 @@ def test_functional_mechanism_calibration():
     draws = 400
     gen = Generator(14)
     w = np.array(
-        [FunctionalMechanismRegressor(EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)]
+        [
+            FunctionalMechanismRegressor(EPS, rng=gen, data_norm=1.0, label_bound=1.0)
+            .fit(X, y)
+            .coef_[0]
+            for _ in range(draws)
+        ]
     )
     assert_ks_fits(w, _fm_cdf(X, y, EPS, mult), "functional mechanism")
     half = np.array(
-        [FunctionalMechanismRegressor(2 * EPS, rng=gen).fit(X, y).coef_[0] for _ in range(draws)]
+        [
+            FunctionalMechanismRegressor(2 * EPS, rng=gen, data_norm=1.0, label_bound=1.0)
+            .fit(X, y)
+            .coef_[0]
+            for _ in range(draws)
+        ]
     )
     assert_ks_rejects(half, _fm_cdf(X, y, EPS, mult), "functional mechanism (half the noise)")
     assert_ks_fits(half, _fm_cdf(X, y, 2 * EPS, mult), "functional mechanism at 2 eps")

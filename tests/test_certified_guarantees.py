@@ -291,7 +291,11 @@ def test_subsampling_a_boosted_and_a_tuned_learner():
     X = g.uniform(-1, 1, (n, 2))
     y = np.clip(X @ [0.5, -0.3], -1, 1)
     tuned = SubsampledERM(
-        PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, eps),
+        PrivateTuning(
+            OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0),
+            {"alpha": [0.1, 1.0]},
+            eps,
+        ),
         m,
         accountant=acct,
         rng=6,
@@ -353,14 +357,19 @@ def _fits():
         ),
         (
             "OutputPerturbationRegressor",
-            lambda a: OutputPerturbationRegressor(0.4, accountant=a),
+            lambda a: OutputPerturbationRegressor(
+                0.4, accountant=a, data_norm=1.0, label_bound=1.0
+            ),
             (Xr, yr),
             {},
         ),
         (
             "PrivateTuning",
             lambda a: PrivateTuning(
-                OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, 0.5, accountant=a
+                OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0),
+                {"alpha": [0.1, 1.0]},
+                0.5,
+                accountant=a,
             ),
             (Xr, yr),
             {},

@@ -60,12 +60,16 @@ def _outcome(fit):
     return ("ok", acct.spent, out)
 
 
-CLASSIFIERS = [
-    lambda **kw: OutputPerturbationClassifier(1.0, **kw),
+CLASSIFIERS = [  # the declared row bound is required (no default); kw may override it
+    lambda **kw: OutputPerturbationClassifier(1.0, **{"data_norm": 1.0, **kw}),
     lambda **kw: OutputPerturbationClassifier(
-        1.0, loss="smoothed_hinge", radius=1.0, variant="general_convex", **kw
+        1.0,
+        loss="smoothed_hinge",
+        radius=1.0,
+        variant="general_convex",
+        **{"data_norm": 1.0, **kw},
     ),
-    lambda **kw: ObjectivePerturbationClassifier(1.0, **kw),
+    lambda **kw: ObjectivePerturbationClassifier(1.0, **{"data_norm": 1.0, **kw}),
 ]
 
 
@@ -84,7 +88,7 @@ def test_private_tuning_classifier_outcome_is_the_same_on_neighbours():
     def tuned(labels, **kw):
         def fit(acct):
             est = PrivateTuning(
-                OutputPerturbationClassifier(None, **kw),
+                OutputPerturbationClassifier(None, data_norm=1.0, **kw),
                 {"alpha": [0.1, 1.0]},
                 1.0,
                 accountant=acct,
@@ -98,7 +102,7 @@ def test_private_tuning_classifier_outcome_is_the_same_on_neighbours():
     assert a == b
     assert a[0] == "error" and "classes" in a[2] and a[3] == Budget(0.0)
     with pytest.raises(InvalidParameterError) as err:
-        PrivateTuning(OutputPerturbationClassifier(None), {"alpha": [0.1]}, 1.0).fit(
+        PrivateTuning(OutputPerturbationClassifier(None, data_norm=1.0), {"alpha": [0.1]}, 1.0).fit(
             Untouchable(), Untouchable()
         )
     assert err.value.parameter == "classes"
@@ -144,7 +148,7 @@ def test_private_tuning_refuses_an_outside_label_wherever_the_partition_puts_it(
     outcomes = {
         _outcome(
             lambda acct, s=seed: PrivateTuning(
-                OutputPerturbationClassifier(None, classes=[0, 1]),
+                OutputPerturbationClassifier(None, classes=[0, 1], data_norm=1.0),
                 {"alpha": [0.1, 1.0]},
                 1.0,
                 accountant=acct,
@@ -186,7 +190,7 @@ def test_solver_failure_inside_private_tuning(monkeypatch):
     outcomes = [
         _outcome(
             lambda acct, labels=labels: PrivateTuning(
-                OutputPerturbationClassifier(None, classes=[0, 1]),
+                OutputPerturbationClassifier(None, classes=[0, 1], data_norm=1.0),
                 {"alpha": [1e-3]},
                 1.0,
                 accountant=acct,

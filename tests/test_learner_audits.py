@@ -89,7 +89,13 @@ def _op_neighbours(d):
 def test_output_perturbation_regressor_audit(d, variant):
     X, ya, yb = _op_neighbours(d)
     est = OutputPerturbationRegressor(
-        EPS, alpha=0.01, radius=1.0, variant=variant, sensitivity_bound="tight"
+        EPS,
+        alpha=0.01,
+        radius=1.0,
+        variant=variant,
+        sensitivity_bound="tight",
+        data_norm=1.0,
+        label_bound=1.0,
     )
     run_a, u = _op_map(est, X, ya)
     run_b, v = _op_map(est, X, yb)
@@ -109,7 +115,9 @@ def test_output_perturbation_paper_constants_audit(variant):
     """The paper's constants (default) pass; they are at least twice the tight bound, so half
     their noise is still private (the power check is the tight calibration's, above)."""
     X, ya, yb = np.ones((1, 1)), np.ones(1), -np.ones(1)
-    est = OutputPerturbationRegressor(EPS, alpha=0.5, radius=1.0, variant=variant)
+    est = OutputPerturbationRegressor(
+        EPS, alpha=0.5, radius=1.0, variant=variant, data_norm=1.0, label_bound=1.0
+    )
     run_a, u = _op_map(est, X, ya)
     run_b, v = _op_map(est, X, yb)
     res = audit(
@@ -121,7 +129,13 @@ def test_output_perturbation_paper_constants_audit(variant):
 def test_output_perturbation_release_map_is_fit():
     X, ya, _ = _op_neighbours(3)
     est = OutputPerturbationRegressor(
-        EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=77
+        EPS,
+        alpha=0.01,
+        radius=1.0,
+        sensitivity_bound="tight",
+        rng=77,
+        data_norm=1.0,
+        label_bound=1.0,
     )
     _, u = _op_map(est, X, ya)
     noise = _core.l2_laplace_noise(3, est.fit(X, ya).noise_scale_, None, 77)
@@ -136,7 +150,13 @@ def test_output_perturbation_regressor_end_to_end_audit():
     def through_fit(y):
         def run(g, size):
             est = OutputPerturbationRegressor(
-                EPS, alpha=0.01, radius=1.0, sensitivity_bound="tight", rng=Generator(_seed(g))
+                EPS,
+                alpha=0.01,
+                radius=1.0,
+                sensitivity_bound="tight",
+                rng=Generator(_seed(g)),
+                data_norm=1.0,
+                label_bound=1.0,
             )
             return np.array([est.fit(X, y).coef_ for _ in range(size)])
 
@@ -174,7 +194,12 @@ def test_output_perturbation_classifier_audit():
     the loss's linear zone, exactly 2/(lam n) apart: the tight bound (times 1 + 1e-6)."""
     X = np.ones((1, 1))
     est = OutputPerturbationClassifier(
-        EPS, alpha=4.0, loss="smoothed_hinge", sensitivity_bound="tight", classes=[0, 1]
+        EPS,
+        alpha=4.0,
+        loss="smoothed_hinge",
+        sensitivity_bound="tight",
+        classes=[0, 1],
+        data_norm=1.0,
     )
     run_a, u = _classifier_map(est, X, np.ones(1, dtype=int))
     run_b, v = _classifier_map(est, X, np.zeros(1, dtype=int))
@@ -192,7 +217,7 @@ def test_output_perturbation_classifier_audit():
 def test_output_perturbation_logistic_audit():
     """Logistic loss, paper constant: passes (its gradient never reaches 1, so no power check)."""
     X = np.ones((2, 1))
-    est = OutputPerturbationClassifier(EPS, alpha=0.5, classes=[0, 1])
+    est = OutputPerturbationClassifier(EPS, alpha=0.5, classes=[0, 1], data_norm=1.0)
     run_a, u = _classifier_map(est, X, np.array([1, 1]))
     run_b, v = _classifier_map(est, X, np.array([1, 0]))
     res = audit(
@@ -242,7 +267,7 @@ OBJECTIVE_CASES = [
     (
         "smoothed-hinge",
         lambda: ObjectivePerturbationClassifier(
-            EPS, alpha=100.0, loss="smoothed_hinge", classes=[-1, 1]
+            EPS, alpha=100.0, loss="smoothed_hinge", classes=[-1, 1], data_norm=1.0
         ),
         Loss("smoothed_hinge", 0.5),
         1.0,
@@ -252,7 +277,9 @@ OBJECTIVE_CASES = [
     ),
     (
         "pseudo-huber",
-        lambda: ObjectivePerturbationRegressor(EPS, alpha=100.0, huber_delta=0.05),
+        lambda: ObjectivePerturbationRegressor(
+            EPS, alpha=100.0, huber_delta=0.05, data_norm=1.0, label_bound=1.0
+        ),
         Loss("pseudo_huber", 0.05),
         0.05,
         [1.0],
@@ -342,7 +369,9 @@ def _fm_map(y_value, eps, noise_factor=1.0, release="coef"):
 
 def test_functional_mechanism_release_map_is_fit():
     for seed in (1, 2):
-        est = FunctionalMechanismRegressor(EPS, rng=seed).fit(np.ones((1, 1)), np.ones(1))
+        est = FunctionalMechanismRegressor(EPS, rng=seed, data_norm=1.0, label_bound=1.0).fit(
+            np.ones((1, 1)), np.ones(1)
+        )
         noisy = _core.laplace(
             polynomial_coefficients(np.ones((1, 1)), np.ones(1)),
             functional_sensitivity(1),

@@ -156,7 +156,12 @@ def test_gibbs_ledger_label_and_warmup_name():
 
 
 def test_objective_perturbation_regressor_huber_default():
-    assert ObjectivePerturbationRegressor(1.0).get_params()["huber_delta"] == 1.0
+    assert (
+        ObjectivePerturbationRegressor(1.0, data_norm=1.0, label_bound=1.0).get_params()[
+            "huber_delta"
+        ]
+        == 1.0
+    )
     sig = inspect.signature(ObjectivePerturbationRegressor)
     assert sig.parameters["huber_delta"].default == 1.0
     assert "huber_delta : float, default 1.0" in ObjectivePerturbationRegressor.__doc__
@@ -166,7 +171,7 @@ def test_private_tuning_forwards_the_estimators_methods():
     g = np.random.default_rng(26)
     X = g.uniform(-1, 1, (300, 2)) / 2
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    base = ObjectivePerturbationClassifier(None, classes=[0, 1])
+    base = ObjectivePerturbationClassifier(None, classes=[0, 1], data_norm=1.0)
     assert hasattr(base, "predict_proba") and hasattr(base, "decision_function")
     tuned = PrivateTuning(base, {"alpha": [0.01, 0.1]}, 1.0, rng=7)
     assert hasattr(tuned, "predict_proba") and hasattr(tuned, "decision_function")
@@ -174,13 +179,19 @@ def test_private_tuning_forwards_the_estimators_methods():
     assert np.array_equal(tuned.predict_proba(X), tuned.best_estimator_.predict_proba(X))
     assert np.array_equal(tuned.decision_function(X), tuned.best_estimator_.decision_function(X))
     # a wrapped estimator without the method: not offered
-    reg = PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1]}, 1.0)
+    reg = PrivateTuning(
+        OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0), {"alpha": [0.1]}, 1.0
+    )
     assert not hasattr(reg, "predict_proba") and not hasattr(reg, "decision_function")
 
 
 def test_private_tuning_needs_one_row_per_chunk():
     """m grid points need m + 1 chunks, so at least m + 1 rows (and m + 1 rows suffice)."""
-    tuned = PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0, 10.0]}, 1.0)
+    tuned = PrivateTuning(
+        OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0),
+        {"alpha": [0.1, 1.0, 10.0]},
+        1.0,
+    )
     assert tuned.privacy_guarantee(4) == Budget(1.0)
     _refused(lambda: tuned.privacy_guarantee(3), "X")
     g = np.random.default_rng(27)
@@ -188,6 +199,10 @@ def test_private_tuning_needs_one_row_per_chunk():
     y = np.clip(X[:, 0], -1, 1)
     acct = Accountant(Budget(1.0))
     fitted = PrivateTuning(
-        OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0, 10.0]}, 1.0, accountant=acct, rng=8
+        OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0),
+        {"alpha": [0.1, 1.0, 10.0]},
+        1.0,
+        accountant=acct,
+        rng=8,
     ).fit(X, y)
     assert fitted.privacy_ == Budget(1.0) and acct.spent == Budget(1.0)

@@ -37,26 +37,27 @@ from privlearn.learners.output_perturbation import output_sensitivity
 from privlearn.learners.tuning import PAPER_LAMBDA_GRID, tuning_score_sensitivity
 from privlearn.random import Generator
 
+#: The declared bounds of the test data (required parameters: there is no default bound).
+BOUNDS = {"data_norm": 1.0, "label_bound": 1.0}
+CLF = {"classes": [0, 1], "data_norm": 1.0}  # the classes are declared too (never read from y)
 REGRESSORS = [
-    lambda **kw: OutputPerturbationRegressor(1.0, **kw),
-    lambda **kw: OutputPerturbationRegressor(1.0, variant="general_convex", **kw),
-    lambda **kw: OutputPerturbationRegressor(1.0, variant="rls_out", alpha=0.5, **kw),
-    lambda **kw: ObjectivePerturbationRegressor(1.0, **kw),
-    lambda **kw: FunctionalMechanismRegressor(1.0, **kw),
+    lambda **kw: OutputPerturbationRegressor(1.0, **{**BOUNDS, **kw}),
+    lambda **kw: OutputPerturbationRegressor(1.0, variant="general_convex", **{**BOUNDS, **kw}),
+    lambda **kw: OutputPerturbationRegressor(1.0, variant="rls_out", alpha=0.5, **{**BOUNDS, **kw}),
+    lambda **kw: ObjectivePerturbationRegressor(1.0, **{**BOUNDS, **kw}),
+    lambda **kw: FunctionalMechanismRegressor(1.0, **{**BOUNDS, **kw}),
 ]
-CLASSIFIERS = [  # the classes are declared (required: never read from y)
-    lambda **kw: OutputPerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
+CLASSIFIERS = [
+    lambda **kw: OutputPerturbationClassifier(1.0, **{**CLF, **kw}),
     lambda **kw: OutputPerturbationClassifier(
         1.0,
         loss="smoothed_hinge",
         radius=2.0,
         variant="general_convex",
-        **{"classes": [0, 1], **kw},
+        **{**CLF, **kw},
     ),
-    lambda **kw: ObjectivePerturbationClassifier(1.0, **{"classes": [0, 1], **kw}),
-    lambda **kw: ObjectivePerturbationClassifier(
-        1.0, loss="smoothed_hinge", **{"classes": [0, 1], **kw}
-    ),
+    lambda **kw: ObjectivePerturbationClassifier(1.0, **{**CLF, **kw}),
+    lambda **kw: ObjectivePerturbationClassifier(1.0, loss="smoothed_hinge", **{**CLF, **kw}),
 ]
 
 
@@ -105,7 +106,9 @@ def test_fit_predict_shapes_and_determinism(make):
 def test_fit_equals_noise_free_plus_l2_noise():
     """The estimator's release map: exact minimiser plus the l2-Laplace draw of the same seed."""
     X, y = _regression(d=4)
-    est = OutputPerturbationRegressor(0.7, alpha=0.05, radius=0.5, rng=11).fit(X, y)
+    est = OutputPerturbationRegressor(
+        0.7, alpha=0.05, radius=0.5, rng=11, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     data = _base.normalise(X, y, data_norm=1.0, label_bound=1.0, fit_intercept=False)
     w_bar, _ = ridge_ball(RidgeSpectrum.from_data(data.X, data.y), 0.05, 0.5)
     noise = _core.l2_laplace_noise(4, est.noise_scale_, None, 11)
@@ -117,12 +120,16 @@ def test_fit_equals_noise_free_plus_l2_noise():
 
 def test_large_epsilon_recovers_the_noise_free_solution():
     X, y = _regression(n=2000)
-    ridge = OutputPerturbationRegressor(1e9, alpha=1e-3, radius=None, rng=0).fit(X, y)
+    ridge = OutputPerturbationRegressor(
+        1e9, alpha=1e-3, radius=None, rng=0, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     target = np.linalg.solve(2 * X.T @ X / X.shape[0] + 1e-3 * np.eye(3), 2 * X.T @ y / X.shape[0])
     assert np.allclose(ridge.coef_, target, atol=1e-6)
-    fm = FunctionalMechanismRegressor(1e9, rng=0).fit(X, y)
+    fm = FunctionalMechanismRegressor(1e9, rng=0, data_norm=1.0, label_bound=1.0).fit(X, y)
     assert np.allclose(fm.coef_, np.linalg.lstsq(X, y, rcond=None)[0], atol=1e-3)
-    obj = ObjectivePerturbationRegressor(1e9, alpha=1e-6, huber_delta=10.0, rng=0).fit(X, y)
+    obj = ObjectivePerturbationRegressor(
+        1e9, alpha=1e-6, huber_delta=10.0, rng=0, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     assert np.allclose(obj.coef_, np.linalg.lstsq(X, y, rcond=None)[0], atol=1e-3)
 
 
@@ -131,7 +138,9 @@ def test_declared_bounds_clip_rows_and_labels_and_rescale():
     label_bound are clipped (so scaling the data and the bounds together changes nothing but
     the units)."""
     X, y = _regression(n=1000)
-    a = OutputPerturbationRegressor(2.0, alpha=0.01, radius=2.0, rng=1).fit(X, y)
+    a = OutputPerturbationRegressor(
+        2.0, alpha=0.01, radius=2.0, rng=1, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     b = OutputPerturbationRegressor(
         2.0, alpha=0.01, radius=2.0, data_norm=10.0, label_bound=3.0, rng=1
     ).fit(10 * X, 3 * y)
@@ -142,8 +151,12 @@ def test_declared_bounds_clip_rows_and_labels_and_rescale():
     clipped = Xbig / np.maximum(1.0, np.linalg.norm(Xbig, axis=1))[:, None]
     ybig = y.copy()
     ybig[:5] = 40.0
-    c = OutputPerturbationRegressor(2.0, alpha=0.01, rng=3).fit(Xbig, ybig)
-    d = OutputPerturbationRegressor(2.0, alpha=0.01, rng=3).fit(clipped, np.clip(ybig, -1, 1))
+    c = OutputPerturbationRegressor(2.0, alpha=0.01, rng=3, data_norm=1.0, label_bound=1.0).fit(
+        Xbig, ybig
+    )
+    d = OutputPerturbationRegressor(2.0, alpha=0.01, rng=3, data_norm=1.0, label_bound=1.0).fit(
+        clipped, np.clip(ybig, -1, 1)
+    )
     assert np.allclose(c.coef_, d.coef_, rtol=1e-12)
     data = _base.normalise(Xbig, ybig, data_norm=1.0, label_bound=1.0, fit_intercept=True)
     assert np.all(np.linalg.norm(data.X, axis=1) <= 1.0) and np.all(np.abs(data.y) <= 1.0)
@@ -153,11 +166,11 @@ def test_intercept():
     X, y = _regression(n=3000)
     y = np.clip(y + 0.4, -1, 1)
     model = OutputPerturbationRegressor(
-        1e6, alpha=1e-4, radius=None, fit_intercept=True, rng=0
+        1e6, alpha=1e-4, radius=None, fit_intercept=True, rng=0, data_norm=1.0, label_bound=1.0
     ).fit(X, y)
     assert model.intercept_ == pytest.approx(0.4, abs=0.05)
     clf = OutputPerturbationClassifier(
-        1e6, alpha=1e-4, fit_intercept=True, classes=[0, 1], rng=0
+        1e6, alpha=1e-4, fit_intercept=True, classes=[0, 1], rng=0, data_norm=1.0
     ).fit(X, (y > 0.4).astype(int))
     assert clf.score(X, (y > 0.4).astype(int)) > 0.9
 
@@ -167,15 +180,19 @@ def test_classifiers_learn_and_predict_proba():
     for make in CLASSIFIERS:
         model = make(rng=2).set_params(epsilon=50.0, alpha=1e-3).fit(X, y)
         assert model.score(X, y) > 0.85, make
-    lr = OutputPerturbationClassifier(50.0, classes=[0, 1], rng=0).fit(X, y)
+    lr = OutputPerturbationClassifier(50.0, classes=[0, 1], rng=0, data_norm=1.0).fit(X, y)
     proba = lr.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0)
     assert np.array_equal(proba.argmax(axis=1), lr.predict(X))
-    assert not hasattr(OutputPerturbationClassifier(1.0, loss="smoothed_hinge"), "predict_proba")
+    assert not hasattr(
+        OutputPerturbationClassifier(1.0, loss="smoothed_hinge", data_norm=1.0), "predict_proba"
+    )
     # Labels of any type; classes_[1] is the positive class.
     labels = np.where(y == 1, "yes", "no")
     assert set(
-        OutputPerturbationClassifier(50.0, classes=["no", "yes"], rng=0).fit(X, labels).predict(X)
+        OutputPerturbationClassifier(50.0, classes=["no", "yes"], rng=0, data_norm=1.0)
+        .fit(X, labels)
+        .predict(X)
     ) <= {"yes", "no"}
 
 
@@ -184,22 +201,24 @@ def test_data_independent_parameters_and_auto_alpha():
     assert p == {"alpha": pytest.approx(0.216024689947), "radius": 1.0}
     assert data_independent_parameters(3000, 14, 100.0)["alpha"] == pytest.approx(0.006831300511)
     X, y = _regression(n=500, d=3)
-    model = OutputPerturbationRegressor(2.0, rng=0).fit(X, y)
+    model = OutputPerturbationRegressor(2.0, rng=0, data_norm=1.0, label_bound=1.0).fit(X, y)
     assert model.alpha_ == pytest.approx(math.sqrt(3 / (500 * 2.0)))
-    with_intercept = OutputPerturbationRegressor(2.0, fit_intercept=True, rng=0).fit(X, y)
+    with_intercept = OutputPerturbationRegressor(
+        2.0, fit_intercept=True, rng=0, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     assert with_intercept.alpha_ == pytest.approx(math.sqrt(4 / (500 * 2.0)))
 
 
 def test_rls_out_is_algorithm_4():
     X, y = _regression(n=800)
-    coef = rls_out(X, y, 0.5, alpha=0.1, radius=1.0, rng=4)
-    model = OutputPerturbationRegressor(0.5, alpha=0.1, radius=1.0, variant="rls_out", rng=4).fit(
-        X, y
-    )
+    coef = rls_out(X, y, 0.5, alpha=0.1, radius=1.0, rng=4, data_norm=1.0, label_bound=1.0)
+    model = OutputPerturbationRegressor(
+        0.5, alpha=0.1, radius=1.0, variant="rls_out", rng=4, data_norm=1.0, label_bound=1.0
+    ).fit(X, y)
     assert np.array_equal(coef, model.coef_)
     assert model.sensitivity_ == pytest.approx((12 * 1 + 8) / (0.1 * 800))
     with pytest.raises(InvalidParameterError, match="alpha <= 1") as err:
-        rls_out(X, y, 0.5, alpha=1.5, radius=1.0, rng=4)
+        rls_out(X, y, 0.5, alpha=1.5, radius=1.0, rng=4, data_norm=1.0, label_bound=1.0)
     assert err.value.parameter == "alpha"
 
 
@@ -235,7 +254,9 @@ BAD_PARAMS = [
 def test_bad_parameters_name_the_parameter(name, params):
     X, y = _regression()
     acct = Accountant(Budget(10.0))
-    est = OutputPerturbationRegressor(1.0, rng=0, accountant=acct).set_params(**params)
+    est = OutputPerturbationRegressor(
+        1.0, rng=0, accountant=acct, data_norm=1.0, label_bound=1.0
+    ).set_params(**params)
     if name == "accountant":
         est.set_params(accountant="acct")
     with pytest.raises(InvalidParameterError) as err:
@@ -279,7 +300,7 @@ def test_bad_data_gives_clear_errors(make, name, corrupt, message):
 
 def test_predict_checks_features_and_fit_state():
     X, y = _regression()
-    est = OutputPerturbationRegressor(1.0, rng=0)
+    est = OutputPerturbationRegressor(1.0, rng=0, data_norm=1.0, label_bound=1.0)
     from sklearn.exceptions import NotFittedError
 
     with pytest.raises(NotFittedError):
@@ -295,42 +316,55 @@ def test_classifier_target_errors():
     with pytest.raises(
         InvalidParameterError, match="Only binary classification is supported"
     ) as err:
-        OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.arange(60) % 3)
+        OutputPerturbationClassifier(1.0, classes=[0, 1], data_norm=1.0).fit(X, np.arange(60) % 3)
     assert err.value.parameter == "y"
     with pytest.raises(InvalidParameterError, match="classes=") as err:
-        ObjectivePerturbationClassifier(1.0).fit(X, y)
+        ObjectivePerturbationClassifier(1.0, data_norm=1.0).fit(X, y)
     assert err.value.parameter == "classes"
     with pytest.raises(InvalidParameterError, match="two distinct labels") as err:
-        ObjectivePerturbationClassifier(1.0, classes=[1, 1]).fit(X, y)
+        ObjectivePerturbationClassifier(1.0, classes=[1, 1], data_norm=1.0).fit(X, y)
     assert err.value.parameter == "classes"
     # One declared class only in y: fitted like any other sample of the declared domain.
-    assert ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0).fit(
+    assert ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0, data_norm=1.0).fit(
         X, np.ones(60)
     ).classes_.tolist() == [0, 1]
     with pytest.raises(InvalidParameterError, match="continuous"):
-        OutputPerturbationClassifier(1.0, classes=[0, 1]).fit(X, np.linspace(0, 1, 60))
+        OutputPerturbationClassifier(1.0, classes=[0, 1], data_norm=1.0).fit(
+            X, np.linspace(0, 1, 60)
+        )
     with pytest.raises(InvalidParameterError) as err:
-        OutputPerturbationClassifier(1.0, variant="rls_out").fit(X, y)
+        OutputPerturbationClassifier(1.0, variant="rls_out", data_norm=1.0).fit(X, y)
     assert err.value.parameter == "variant"
     with pytest.raises(InvalidParameterError) as err:
-        OutputPerturbationClassifier(1.0, loss="hinge").fit(X, y)
+        OutputPerturbationClassifier(1.0, loss="hinge", data_norm=1.0).fit(X, y)
     assert err.value.parameter == "loss"
     with pytest.raises(InvalidParameterError) as err:
-        ObjectivePerturbationClassifier(1.0, loss="smoothed_hinge", smoothing=0.0).fit(X, y)
+        ObjectivePerturbationClassifier(
+            1.0, loss="smoothed_hinge", smoothing=0.0, data_norm=1.0
+        ).fit(X, y)
     assert err.value.parameter == "smoothing"
     with pytest.raises(InvalidParameterError) as err:
-        OutputPerturbationClassifier(1.0, variant="general_convex").fit(X, y)
+        OutputPerturbationClassifier(1.0, variant="general_convex", data_norm=1.0).fit(X, y)
     assert err.value.parameter == "radius"
 
 
 def test_other_estimator_parameter_errors():
     X, y = _regression(n=50)
     for est, name in [
-        (ObjectivePerturbationRegressor(1.0, huber_delta=0.0), "huber_delta"),
-        (FunctionalMechanismRegressor(1.0, reg_multiplier=-1.0), "reg_multiplier"),
-        (FunctionalMechanismRegressor(1.0, trim_threshold=0.0), "trim_threshold"),
-        (FunctionalMechanismRegressor(1.0, label_bound=None), "label_bound"),
-        (ObjectivePerturbationRegressor(None), "epsilon"),
+        (
+            ObjectivePerturbationRegressor(1.0, huber_delta=0.0, data_norm=1.0, label_bound=1.0),
+            "huber_delta",
+        ),
+        (
+            FunctionalMechanismRegressor(1.0, reg_multiplier=-1.0, data_norm=1.0, label_bound=1.0),
+            "reg_multiplier",
+        ),
+        (
+            FunctionalMechanismRegressor(1.0, trim_threshold=0.0, data_norm=1.0, label_bound=1.0),
+            "trim_threshold",
+        ),
+        (FunctionalMechanismRegressor(1.0, label_bound=None, data_norm=1.0), "label_bound"),
+        (ObjectivePerturbationRegressor(None, data_norm=1.0, label_bound=1.0), "epsilon"),
     ]:
         with pytest.raises(InvalidParameterError) as err:
             est.fit(X, y)
@@ -363,7 +397,7 @@ def test_clones_share_accountant_and_generator():
     X, y = _regression(n=200)
     acct = Accountant(Budget(10.0))
     gen = Generator(1)
-    est = OutputPerturbationRegressor(1.0, accountant=acct, rng=gen)
+    est = OutputPerturbationRegressor(1.0, accountant=acct, rng=gen, data_norm=1.0, label_bound=1.0)
     copy = clone(est)
     assert copy.accountant is acct and copy.rng is gen
     a = est.fit(X, y).coef_.copy()
@@ -374,7 +408,8 @@ def test_clones_share_accountant_and_generator():
     cross_val_score(est, X, y, cv=3)
     assert acct.spent == Budget(5.0)
     pipe = make_pipeline(
-        FunctionTransformer(), OutputPerturbationRegressor(1.0, accountant=acct, rng=gen)
+        FunctionTransformer(),
+        OutputPerturbationRegressor(1.0, accountant=acct, rng=gen, data_norm=1.0, label_bound=1.0),
     )
     clone(pipe).fit(X, y)
     assert acct.spent == Budget(6.0)
@@ -631,9 +666,9 @@ def test_objective_perturbation_parameters():
     for eps, n, lam, c in [(1.0, 1000, 0.01, 0.25), (0.1, 100, 0.001, 0.25), (0.5, 50, 0.02, 1.0)]:
         eps1, extra = objective_perturbation_parameters(eps, n, lam, c)
         assert eps1 + 2 * math.log1p(c / (n * (lam + extra))) <= eps * (1 + 1e-12)
-    est = ObjectivePerturbationRegressor(0.3, alpha=0.002, huber_delta=0.5, rng=0).fit(
-        *_regression(n=50)
-    )
+    est = ObjectivePerturbationRegressor(
+        0.3, alpha=0.002, huber_delta=0.5, rng=0, data_norm=1.0, label_bound=1.0
+    ).fit(*_regression(n=50))
     assert est.epsilon_noise_ == 0.15 and est.extra_regularization_ > 0
 
 
@@ -706,7 +741,7 @@ def test_utility_monotone_in_epsilon(make):
 
 def test_private_tuning_partition_and_selection():
     X, y = _regression(n=1250, seed=3)
-    base = OutputPerturbationRegressor(None, variant="rls_out")
+    base = OutputPerturbationRegressor(None, variant="rls_out", data_norm=1.0, label_bound=1.0)
     grid = {"radius": [0.25, 0.5, 1.0], "alpha": PAPER_LAMBDA_GRID}
     acct = Accountant(Budget(1.0))
     tuned = PrivateTuning(base, grid, 1.0, accountant=acct, rng=3).fit(X, y)
@@ -732,11 +767,14 @@ def test_private_tuning_partition_and_selection():
 def test_private_tuning_prefers_good_candidates():
     """With a large budget the exponential mechanism picks the candidate that predicts best."""
     X, y = _regression(n=2000, seed=5)
-    base = OutputPerturbationRegressor(None, radius=None)
+    base = OutputPerturbationRegressor(None, radius=None, data_norm=1.0, label_bound=1.0)
     tuned = PrivateTuning(base, {"alpha": [1e-3, 100.0]}, 1e4, rng=0).fit(X, y)
     assert tuned.best_params_ == {"alpha": 1e-3}
     clf = PrivateTuning(
-        OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [1e-3, 1e3]}, 1e4, rng=0
+        OutputPerturbationClassifier(None, classes=[0, 1], data_norm=1.0),
+        {"alpha": [1e-3, 1e3]},
+        1e4,
+        rng=0,
     )
     Xc, yc = _classification(n=2000, seed=5)
     assert clf.fit(Xc, yc).best_params_ == {"alpha": 1e-3}
@@ -745,7 +783,7 @@ def test_private_tuning_prefers_good_candidates():
 
 def test_private_tuning_errors_and_paper_mode():
     X, y = _regression(n=100)
-    base = OutputPerturbationRegressor(None)
+    base = OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0)
     with pytest.raises(InvalidParameterError, match="not differentially private") as err:
         PrivateTuning(
             base,
@@ -767,7 +805,9 @@ def test_private_tuning_errors_and_paper_mode():
         (
             dict(
                 param_grid={"alpha": [0.1]},
-                estimator=OutputPerturbationRegressor(1.0, accountant=Accountant(Budget(1.0))),
+                estimator=OutputPerturbationRegressor(
+                    1.0, accountant=Accountant(Budget(1.0)), data_norm=1.0, label_bound=1.0
+                ),
             ),
             "estimator",
         ),
@@ -792,7 +832,7 @@ def test_oracle_expected_mse_is_exact():
     """The oracle's closed-form expectation over the noise (normalised units) matches a Monte
     Carlo average over the estimator's release map, and the oracle picks the smallest."""
     X, y = _regression(n=300, d=3, seed=8)
-    est = OutputPerturbationRegressor(2.0, variant="rls_out", rng=0)
+    est = OutputPerturbationRegressor(2.0, variant="rls_out", rng=0, data_norm=1.0, label_bound=1.0)
     grid = {"alpha": [0.01, 0.1, 0.9], "radius": [0.5, 1.0]}
     best, scores = oracle_parameters(est, grid, X, y, return_scores=True)
     points = list(__import__("sklearn").model_selection.ParameterGrid(grid))
@@ -804,7 +844,9 @@ def test_oracle_expected_mse_is_exact():
         mc = np.mean((draws @ X.T - y) ** 2)
         assert mc == pytest.approx(score, rel=0.04)
     with pytest.raises(InvalidParameterError):
-        oracle_parameters(FunctionalMechanismRegressor(1.0), grid, X, y)
+        oracle_parameters(
+            FunctionalMechanismRegressor(1.0, data_norm=1.0, label_bound=1.0), grid, X, y
+        )
     with pytest.raises(InvalidParameterError):
         oracle_parameters(est, {"data_norm": [1.0]}, X, y)
 

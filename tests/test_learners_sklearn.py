@@ -5,8 +5,9 @@ to fail, for the reason given below). Two properties are declared through the es
 instead, because they are what a private estimator is, not defects:
 
 * ``regressor_tags.poor_score`` / ``classifier_tags.poor_score``: the noise that buys privacy
-  costs accuracy, and the checks' toy data are clipped to the default declared bounds (rows to
-  norm 1, labels to [-1, 1]), so their accuracy thresholds do not apply;
+  costs accuracy, and the checks' toy data are clipped to the declared bounds the estimators
+  are built with here (rows to norm 1, labels to [-1, 1]; a bound has no default), so their
+  accuracy thresholds do not apply;
 * ``classifier_tags.multi_class = False``: the classifiers are binary (a one-vs-rest wrapper
   would have to split epsilon between the classes); the suite then checks that multiclass
   targets raise "Only binary classification is supported".
@@ -39,11 +40,18 @@ from privlearn.learners import (
 )
 
 ESTIMATORS = [
-    OutputPerturbationRegressor(1.0, rng=0),
+    OutputPerturbationRegressor(1.0, rng=0, data_norm=1.0, label_bound=1.0),
     OutputPerturbationRegressor(
-        1.0, alpha=0.1, variant="rls_out", sensitivity_bound="tight", fit_intercept=True, rng=0
+        1.0,
+        alpha=0.1,
+        variant="rls_out",
+        sensitivity_bound="tight",
+        fit_intercept=True,
+        rng=0,
+        data_norm=1.0,
+        label_bound=1.0,
     ),
-    OutputPerturbationClassifier(1.0, classes=[0, 1], rng=0),
+    OutputPerturbationClassifier(1.0, classes=[0, 1], rng=0, data_norm=1.0),
     OutputPerturbationClassifier(
         1.0,
         loss="smoothed_hinge",
@@ -52,13 +60,22 @@ ESTIMATORS = [
         fit_intercept=True,
         classes=[0, 1],
         rng=0,
+        data_norm=1.0,
     ),
-    ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0),
-    ObjectivePerturbationRegressor(1.0, fit_intercept=True, rng=0),
-    FunctionalMechanismRegressor(1.0, rng=0),
-    PrivateTuning(OutputPerturbationRegressor(None), {"alpha": [0.1, 1.0]}, 1.0, rng=0),
+    ObjectivePerturbationClassifier(1.0, classes=[0, 1], rng=0, data_norm=1.0),
+    ObjectivePerturbationRegressor(1.0, fit_intercept=True, rng=0, data_norm=1.0, label_bound=1.0),
+    FunctionalMechanismRegressor(1.0, rng=0, data_norm=1.0, label_bound=1.0),
     PrivateTuning(
-        OutputPerturbationClassifier(None, classes=[0, 1]), {"alpha": [0.1, 1.0]}, 1.0, rng=0
+        OutputPerturbationRegressor(None, data_norm=1.0, label_bound=1.0),
+        {"alpha": [0.1, 1.0]},
+        1.0,
+        rng=0,
+    ),
+    PrivateTuning(
+        OutputPerturbationClassifier(None, classes=[0, 1], data_norm=1.0),
+        {"alpha": [0.1, 1.0]},
+        1.0,
+        rng=0,
     ),
 ]
 

@@ -46,12 +46,28 @@ _SHARED_PARAMS = ("accountant", "rng")
 # --------------------------------------------------------------------------------------------
 
 
+#: What each declared bound clips (for the error message of a missing bound).
+_CLIPS = {
+    "data_norm": "each row to this L2 norm",
+    "label_bound": "each label to [-label_bound, label_bound]",
+}
+
+
 def bound_arg(value: object, name: str) -> float:
-    """A declared data bound: required (``None`` is a clear error), finite and > 0."""
+    """A declared data bound: required (``None`` is a clear error), finite and > 0.
+
+    There is no default bound: a bound changes the result (the data are clipped to it), so a
+    silent default would clip without the user knowing. The error for a missing bound is
+    raised from the parameters alone, before the data are read, and names no data-dependent
+    value."""
     if value is None:
+        what = _CLIPS.get(name, "the data")
         raise InvalidParameterError(
-            f"{name}: a declared bound is required (rows are clipped to it; it must not be "
-            f"read from the data); got None",
+            f"{name}: a declared bound is required and has no default: it clips {what}, so it "
+            f"changes the result, and it must not be read from the data. Choose it from domain "
+            f"knowledge (the largest value the data can take, not the largest observed), or, "
+            f"for a learner that accepts it, pass {name}='private' to estimate it privately "
+            f"from part of the budget; got None",
             name,
         )
     return check_real(value, name, 0.0, lo_open=True, exact=True)

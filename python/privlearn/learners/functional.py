@@ -98,8 +98,10 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
     Parameters
     ----------
     epsilon : float
-    data_norm, label_bound : float, default 1.0
-        Declared bounds (clipped to).
+    data_norm, label_bound : float, required
+        Declared bounds on the rows' L2 norm and on ``|y|`` (clipped to). No defaults: ``None``
+        raises ``InvalidParameterError`` at ``fit``, before the data are read, charging
+        nothing.
     reg_multiplier : float, default 5 sqrt(2)
         The diagonal regularisation is ``reg_multiplier * Delta / epsilon`` (0 for none).
     trim_threshold : float, default 1e-8
@@ -123,8 +125,8 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
         self,
         epsilon: Optional[float],
         *,
-        data_norm: Optional[float] = 1.0,
-        label_bound: Optional[float] = 1.0,
+        data_norm: Optional[float] = None,
+        label_bound: Optional[float] = None,
         reg_multiplier: float = 5.0 * math.sqrt(2.0),
         trim_threshold: float = 1e-8,
         fit_intercept: bool = False,
@@ -163,6 +165,8 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
             If the accountant cannot pay ``epsilon``; nothing is drawn.
         """
         eps = check_epsilon(self.epsilon, exact=True)
+        _base.bound_arg(self.data_norm, "data_norm")  # refused before a budget error, too
+        _base.bound_arg(self.label_bound, "label_bound")
         data, noisy, delta = _base.charged(
             self.accountant, eps, type(self).__name__, lambda: self._noisy_coefficients(X, y, eps)
         )

@@ -132,7 +132,10 @@ class ObjectivePerturbationClassifier(
     alpha : float or "auto", default "auto"
         ``Lam``; ``"auto"`` is ``sqrt(d / (n epsilon))``.
     loss : {"logistic", "smoothed_hinge"}, default "logistic"
-    data_norm : float, default 1.0
+    data_norm : float, required
+        Declared bound on the rows' L2 norm (clipped to). No default (a bound changes the
+        result): ``None`` raises ``InvalidParameterError`` at ``fit``, before the data are read,
+        charging nothing.
     smoothing : float, default 0.5
         ``h`` of the smoothed hinge loss.
     fit_intercept : bool, default False
@@ -163,7 +166,7 @@ class ObjectivePerturbationClassifier(
         *,
         alpha: Any = "auto",
         loss: str = "logistic",
-        data_norm: Optional[float] = 1.0,
+        data_norm: Optional[float] = None,
         smoothing: float = 0.5,
         fit_intercept: bool = False,
         classes: Any = None,
@@ -200,6 +203,7 @@ class ObjectivePerturbationClassifier(
             return data, w, classes, alpha, eps1, extra
 
         eps = check_epsilon(self.epsilon, exact=True)
+        _base.bound_arg(self.data_norm, "data_norm")  # refused before a budget error, too
         data, w, classes, alpha, eps1, extra = _base.charged(
             self.accountant, eps, type(self).__name__, release
         )
@@ -239,8 +243,10 @@ class ObjectivePerturbationRegressor(
         ``t^2`` for the same shrinkage); ``"auto"`` is ``sqrt(d / (n epsilon))``.
     huber_delta : float, default 1.0
         ``delta`` of the pseudo-Huber loss (normalised units).
-    data_norm, label_bound : float, default 1.0
-        Declared bounds (clipped to).
+    data_norm, label_bound : float, required
+        Declared bounds on the rows' L2 norm and on ``|y|`` (clipped to). No defaults: ``None``
+        raises ``InvalidParameterError`` at ``fit``, before the data are read, charging
+        nothing.
     fit_intercept : bool, default False
     accountant : Accountant, optional
     rng : None, int or Generator, optional
@@ -261,8 +267,8 @@ class ObjectivePerturbationRegressor(
         *,
         alpha: Any = "auto",
         huber_delta: float = 1.0,
-        data_norm: Optional[float] = 1.0,
-        label_bound: Optional[float] = 1.0,
+        data_norm: Optional[float] = None,
+        label_bound: Optional[float] = None,
         fit_intercept: bool = False,
         accountant: Any = None,
         rng: Any = None,
@@ -289,6 +295,8 @@ class ObjectivePerturbationRegressor(
             return data, w, alpha, eps1, extra
 
         eps = check_epsilon(self.epsilon, exact=True)
+        _base.bound_arg(self.data_norm, "data_norm")  # refused before a budget error, too
+        _base.bound_arg(self.label_bound, "label_bound")
         data, w, alpha, eps1, extra = _base.charged(
             self.accountant, eps, type(self).__name__, release
         )

@@ -187,10 +187,13 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
         Radius ``R`` of the hypothesis ball in the normalised problem; ``None`` minimises over
         all of ``R^d`` (``variant="strongly_convex"`` only; the implied ball has radius
         ``sqrt(2/alpha)``). The paper's data-independent choice is 1.
-    data_norm : float, default 1.0
-        Declared bound on the rows' L2 norm; rows are clipped to it.
-    label_bound : float, default 1.0
-        Declared bound on ``|y|``; labels are clipped to it.
+    data_norm : float, required
+        Declared bound on the rows' L2 norm; rows are clipped to it. No default (a bound
+        changes the result): ``None`` raises ``InvalidParameterError`` at ``fit``, before the
+        data are read and without charging anything. Choose it from domain knowledge, never
+        from the data.
+    label_bound : float, required
+        Declared bound on ``|y|``; labels are clipped to it. Required, as ``data_norm``.
     variant : {"strongly_convex", "general_convex", "rls_out"}, default "strongly_convex"
         Which theorem calibrates the noise: Theorem 14 (``4 rho / (alpha n)``), Algorithm 2 /
         Theorem 16 (``4 (rho + alpha R) / (alpha n)``) or Algorithm 4, rls-out
@@ -230,7 +233,9 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(100_000, 3)) / 2      # rows of norm <= 0.87 <= data_norm
     >>> y = X @ np.array([0.5, -0.25, 0.0])
-    >>> model = OutputPerturbationRegressor(5.0, alpha=0.005, rng=7).fit(X, y)  # seeded: not private
+    >>> model = OutputPerturbationRegressor(
+    ...     5.0, alpha=0.005, data_norm=1.0, label_bound=1.0, rng=7  # seeded: not private
+    ... ).fit(X, y)
     >>> model.noise_scale_   # 4 rho / (alpha n eps) with rho = 2(R + 1) = 4
     0.0064
     >>> bool(np.abs(model.coef_ - [0.5, -0.25, 0.0]).max() < 0.05)
@@ -243,8 +248,8 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
         *,
         alpha: Any = "auto",
         radius: Optional[float] = 1.0,
-        data_norm: Optional[float] = 1.0,
-        label_bound: Optional[float] = 1.0,
+        data_norm: Optional[float] = None,
+        label_bound: Optional[float] = None,
         variant: str = "strongly_convex",
         sensitivity_bound: str = "paper",
         fit_intercept: bool = False,
@@ -332,6 +337,7 @@ class OutputPerturbationRegressor(PrivateEstimatorMixin, LinearRegressorMixin, _
             return data, w, alpha, delta
 
         eps = check_epsilon(self.epsilon, exact=True)
+        self._check_params()  # a missing bound is refused before a budget error, too
         data, w, alpha, delta = _base.charged(self.accountant, eps, type(self).__name__, release)
         self.coef_, self.intercept_ = data.coefficients(w)
         self.alpha_ = alpha
@@ -347,8 +353,8 @@ def rls_out(
     *,
     alpha: float,
     radius: float,
-    data_norm: float = 1.0,
-    label_bound: float = 1.0,
+    data_norm: float,
+    label_bound: float,
     accountant: Any = None,
     rng: Any = None,
 ) -> np.ndarray:
@@ -361,7 +367,8 @@ def rls_out(
     **Guarantee:** ``epsilon``-DP (pure, replace-one) for ``alpha <= 1`` (Algorithm 2 with the
     squared loss's Lipschitz constant ``rho = 2R + 2`` on the ball: ``4(rho + lam R) <= 12R + 8``
     iff ``lam <= 1``; larger ``alpha`` is refused). Same as
-    ``OutputPerturbationRegressor(epsilon, alpha=alpha, radius=radius, variant="rls_out")``.
+    ``OutputPerturbationRegressor(epsilon, alpha=alpha, radius=radius, data_norm=data_norm,
+    label_bound=label_bound, variant="rls_out")``.
 
     Parameters
     ----------
@@ -372,8 +379,9 @@ def rls_out(
         The paper's lambda, in ``(0, 1]``.
     radius : float
         The paper's R.
-    data_norm, label_bound : float
-        Declared bounds (clipped to).
+    data_norm, label_bound : float, required keyword-only
+        Declared bounds on the rows' L2 norm and on ``|y|`` (clipped to). No default;
+        ``None`` raises ``InvalidParameterError`` before the data are read, charging nothing.
     accountant : Accountant, optional
     rng : None, int or Generator, optional
 
@@ -429,8 +437,9 @@ class OutputPerturbationClassifier(
     loss : {"logistic", "smoothed_hinge"}, default "logistic"
     radius : float or None, default None
         Hypothesis ball in the normalised problem (required by ``variant="general_convex"``).
-    data_norm : float, default 1.0
-        Declared bound on the rows' L2 norm (clipped to).
+    data_norm : float, required
+        Declared bound on the rows' L2 norm (clipped to). No default: ``None`` raises
+        ``InvalidParameterError`` at ``fit``, before the data are read, charging nothing.
     smoothing : float, default 0.5
         ``h`` of the smoothed hinge loss.
     variant : {"strongly_convex", "general_convex"}, default "strongly_convex"
@@ -463,7 +472,7 @@ class OutputPerturbationClassifier(
         alpha: Any = "auto",
         loss: str = "logistic",
         radius: Optional[float] = None,
-        data_norm: Optional[float] = 1.0,
+        data_norm: Optional[float] = None,
         smoothing: float = 0.5,
         variant: str = "strongly_convex",
         sensitivity_bound: str = "paper",
@@ -518,6 +527,7 @@ class OutputPerturbationClassifier(
             return data, w, classes, alpha, delta
 
         eps = check_epsilon(self.epsilon, exact=True)
+        _base.bound_arg(self.data_norm, "data_norm")  # refused before a budget error, too
         data, w, classes, alpha, delta = _base.charged(
             self.accountant, eps, type(self).__name__, release
         )

@@ -64,13 +64,20 @@ PAPER_RADII = {"R1": (0.25, 0.5, 1.0), "R2": (0.5, 1.0, 2.0)}
 
 
 def tuning_score_sensitivity(
-    n_validation: int, *, classifier: bool, label_bound: float = 1.0
+    n_validation: int, *, classifier: bool, label_bound: Optional[float] = None
 ) -> float:
     """Sensitivity of the strict score on a validation chunk of ``n_validation`` rows:
     ``4 label_bound^2 / n_validation`` (clipped squared error) or ``1 / n_validation`` (error
-    rate)."""
+    rate).
+
+    ``label_bound`` (the bound the labels and predictions are clipped to) is required for a
+    regressor (``classifier=False``; ``None`` raises ``InvalidParameterError``: a default would
+    silently calibrate to the wrong bound) and ignored for a classifier."""
     m = check_integer(n_validation, "n_validation", 1)
-    return (1.0 if classifier else 4.0 * label_bound * label_bound) / m
+    if classifier:
+        return 1.0 / m
+    bound = _base.bound_arg(label_bound, "label_bound")
+    return 4.0 * bound * bound / m
 
 
 def _split(n: int, k: int, gen: Any) -> List[np.ndarray]:
@@ -116,9 +123,10 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
         A privlearn learner with a certified guarantee (``privacy_guarantee``, see
         :class:`privlearn._certified.CertifiedRelease`) and ``epsilon``, ``accountant`` and
         ``rng`` parameters (its ``accountant`` must be None: the budget is charged here, once).
-        Regressors also need ``label_bound`` (used to clip the strict score); classifiers
-        declared ``classes`` (never read from ``y``; refused before the data are read if
-        missing).
+        Its declared bounds are required (a missing one is refused before the data are read,
+        charging nothing): ``data_norm``, and for a regressor ``label_bound`` (also used to clip
+        the strict score); classifiers need declared ``classes`` (never read from ``y``;
+        refused before the data are read if missing).
     param_grid : dict or list of dicts
         As for :class:`sklearn.model_selection.ParameterGrid` (it must not vary ``epsilon``,
         ``label_bound``, ``classes``, ``accountant`` or ``rng``).
@@ -266,8 +274,12 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
                 "epsilon once, to its own accountant)",
                 "estimator",
             )
+        # A missing row bound is refused here, before the data are read, rather than by the
+        # first candidate's fit after the tuner has read them.
+        if est.get_params(deep=False).get("data_norm", 0.0) is None:
+            _base.bound_arg(None, "data_norm")
         classifier = is_classifier(est)
-        label_bound = 1.0
+        label_bound = 1.0  # unused by a classifier's score (its error rate has sensitivity 1/m)
         if classifier:
             # Declared, never read from y (before the data are read): on a neighbour whose y
             # holds one label only, inferring them would refuse while the other fits.
