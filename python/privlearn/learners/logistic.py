@@ -166,9 +166,11 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         g_t = sum_i grad l(theta_t; x_i, y_i) + N(0, sigma^2 I)      (the only data access)
         theta_{t+1} = theta_t - eta (g_t / n + alpha theta_t)
 
-    and returns the average of the iterates ``theta_1..theta_T`` (``average=True``, default:
-    measured better than the last iterate on breast cancer at every epsilon; post-processing) or
-    the last iterate. This is the Gaussian mechanism composed adaptively ``T`` times (Abadi et
+    and returns the last iterate (default) or, with ``average=True``, the average of the
+    iterates ``theta_1..theta_T`` (post-processing either way). Measured on breast cancer (30
+    splits, delta = 1e-6, T = 100): the average is better at epsilon <= 0.5 (0.62 vs 0.58 at
+    0.1), the last iterate at epsilon >= 2 (0.92 vs 0.89 at 5), hence the default
+    (diffprivlib is beaten at every epsilon only by the last iterate). This is the Gaussian mechanism composed adaptively ``T`` times (Abadi et
     al., CCS 2016, without subsampling; Bun and Steinke, TCC 2016, Lemma 1.7 for zCDP
     composition).
 
@@ -199,12 +201,12 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         In ``(0, 1)``.
     data_norm : float
         Declared bound on the rows' L2 norm (rows are clipped to it); required.
-    alpha : float, default 1e-3
+    alpha : float, default 1e-4
         Ridge weight on the normalised (mean) objective; public.
-    max_iter : int, default 20
+    max_iter : int, default 100
         ``T``, the number of gradient steps (each one Gaussian release).
     learning_rate : float or "auto", default "auto"
-    average : bool, default True
+    average : bool, default False
         Return the average of the iterates (else the last).
     fit_intercept : bool, default True
         Through a constant column equal to ``data_norm`` (regularised like the weights).
@@ -229,10 +231,10 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         delta: Optional[float] = None,
         *,
         data_norm: Optional[float] = None,
-        alpha: float = 1e-3,
-        max_iter: int = 20,
+        alpha: float = 1e-4,
+        max_iter: int = 100,
         learning_rate: Any = "auto",
-        average: bool = True,
+        average: bool = False,
         fit_intercept: bool = True,
         classes: Any = None,
         accountant: Any = None,
