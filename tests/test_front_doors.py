@@ -144,25 +144,34 @@ def test_delegation_same_charge_ledger_and_model(kind, delta, private):
         params["classes"] = [0, 1]
     acc_front = Accountant(Budget(10.0, 1e-3))
     acc_dele = Accountant(Budget(10.0, 1e-3))
-    try:
-        front = clone(est).set_params(accountant=acc_front, rng=3).fit(X, y)
-    except InvalidParameterError as err:
-        if private and "private" in str(err):
-            pytest.skip(f"{method} does not take private bounds yet")
-        raise
-    dele = cls(1.0, **params, accountant=acc_dele, rng=3).fit(X, y)
+    front = clone(est).set_params(accountant=acc_front, rng=3).fit(X, y)
     assert front.method_ == method
     assert type(front.estimator_) is cls
+    if private and hasattr(front, "child_ledger_"):
+        # The delegate takes declared bounds only: the front door released them privately.
+        # One charge of the whole budget on the parent; the child's ledger shows the split.
+        (entry,) = acc_front.ledger
+        assert entry.kind == "child" and entry.budget == Budget(1.0, delta)
+        names = [n for n in ("data_norm", "label_bound") if n in bounds]
+        split = front.child_ledger_
+        from privlearn.learners import _private_bounds as pb
+
+        quantile = {"data_norm": pb.NORM_QUANTILE, "label_bound": pb.LABEL_QUANTILE}
+        assert [e.label for e in split[: len(names)]] == [
+            f"private {n} ({quantile[n]:g} quantile)" for n in names
+        ]
+        assert sum(e.budget.epsilon for e in split) <= 1.0 + 1e-12
+        assert split[-1].budget.delta == delta
+        assert set(front.bounds_) == set(names)
+        assert front.privacy_guarantee(N) == Budget(1.0, delta)
+        return
+    dele = cls(1.0, **params, accountant=acc_dele, rng=3).fit(X, y)
     np.testing.assert_array_equal(front.coef_, dele.coef_)
     np.testing.assert_array_equal(front.intercept_, dele.intercept_)
     assert _ledger(acc_front) == _ledger(acc_dele)
     assert acc_front.spent == acc_dele.spent
     assert front.privacy_guarantee(N) == dele.privacy_guarantee(N)
     np.testing.assert_array_equal(front.predict(X), dele.predict(X))
-    if private:
-        # The private bound choice is part of the charge: the ledger differs from a declared
-        # fit's only through it, and the total is still the one budget.
-        assert acc_front.spent.epsilon <= 1.0 + 1e-9
 
 
 # --------------------------------------------------------------------------------------------

@@ -166,6 +166,37 @@ def _copy_fitted(est: Any, delegate: Any) -> None:
     est.estimator_ = delegate
 
 
+_PRIVATE_SUPPORT: Dict[Tuple[type, Tuple[str, ...]], bool] = {}
+
+
+def _accepts_private(delegate: Any, names: Tuple[str, ...]) -> bool:
+    """Whether the delegate's class takes ``"private"`` for the bounds ``names`` itself.
+
+    Decided without the user's data: a copy (no accountant, seeded) is fitted once on a small
+    public synthetic data set; a refusal of the ``"private"`` value (an
+    :class:`~privlearn.errors.InvalidParameterError` naming the bound) means it does not. The
+    answer is cached per class."""
+    key = (type(delegate), names)
+    if key not in _PRIVATE_SUPPORT:
+        from sklearn.base import clone
+
+        g = np.random.default_rng(19)
+        X = g.normal(size=(200, 2))
+        y = X @ np.array([1.0, -1.0]) + 0.1 * g.normal(size=200)
+        probe = clone(delegate).set_params(accountant=None, rng=19, epsilon=1.0)
+        classes = getattr(delegate, "classes", None)
+        if classes is not None:
+            c = np.sort(np.asarray(classes))
+            y = np.where(y > 0, c[1], c[0])
+        try:
+            probe.fit(X, y)
+            ok = True
+        except InvalidParameterError as err:
+            ok = err.parameter not in names
+        _PRIVATE_SUPPORT[key] = ok
+    return _PRIVATE_SUPPORT[key]
+
+
 class _FrontDoor:
     """Delegation shared by the two front doors (a mixin: placed before
     PrivateEstimatorMixin, the sklearn mixin and BaseEstimator)."""
@@ -209,26 +240,110 @@ class _FrontDoor:
         InvalidParameterError
             If a parameter is invalid.
         """
+        from ..accounting import Budget
+
         check_integer(n_samples, "n_samples", 1)
         delegate, _ = self._configured()
+        if self._needs_own_bounds(delegate):
+            return Budget(delegate.epsilon, getattr(delegate, "delta", 0.0) or 0.0)
         return delegate.privacy_guarantee(n_samples)
 
     def fit(self, X: Any, y: Any) -> Any:
-        """Fit the delegate chosen by ``method`` on ``(X, y)`` (it charges the accountant as
-        its documentation says) and copy its model.
+        """Fit the delegate chosen by ``method`` on ``(X, y)`` and copy its model.
 
         Every parameter is checked before the data are read: a bad one raises
-        :class:`~privlearn.errors.InvalidParameterError` and charges nothing.
+        :class:`~privlearn.errors.InvalidParameterError` and charges nothing. With declared
+        bounds, or a delegate that takes ``"private"`` bounds itself, the delegate charges the
+        accountant as its documentation says. Otherwise (``bounds="private"`` and a delegate
+        that only takes declared bounds) see :meth:`_fit_private_bounds`.
 
         Returns
         -------
         self
         """
         delegate, method = self._configured()
-        delegate.fit(X, y)
+        if self._needs_own_bounds(delegate):
+            self._fit_private_bounds(delegate, X, y)
+        else:
+            delegate.fit(X, y)
         _copy_fitted(self, delegate)
         self.method_ = method
         return self
+
+    def _needs_own_bounds(self, delegate: Any) -> bool:
+        """Whether ``bounds="private"`` must be handled here: the delegate was handed
+        ``"private"`` for a bound but does not accept it (decided from its parameters alone)."""
+        params = delegate.get_params()
+        names = tuple(
+            n
+            for n in ("data_norm", "label_bound")
+            if isinstance(params.get(n), str) and params[n] == PRIVATE
+        )
+        return bool(names) and not _accepts_private(delegate, names)
+
+    def _fit_private_bounds(self, delegate: Any, X: Any, y: Any) -> None:
+        r"""Private bounds for a delegate that takes declared bounds only.
+
+        The data are validated first (a bad input raises before any charge). Then
+        ``bounds_fraction`` of ``epsilon`` (default
+        :data:`~._private_bounds.BOUNDS_FRACTION`) is split evenly between the private
+        ``NORM_QUANTILE`` of the row norms and (regression) the ``LABEL_QUANTILE`` of
+        ``|y|``, each released by :func:`~._private_bounds.private_quantile_bound`
+        (``epsilon_b``-DP, bounded range, replace-one sensitivity 1), and the delegate is fitted
+        with the released values as declared bounds and the rest of ``epsilon`` at ``delta``.
+        Clipping to a released value is post-processing, so by basic composition the whole
+        fit is ``(epsilon, delta)``-DP (replace-one, ``n`` public). With an accountant, the
+        total ``Budget(epsilon, delta)`` is charged at once as one ``"child"`` entry, and the
+        child accountant's ledger shows the split (the bound releases, then the delegate's
+        charge); one generator is shared by every draw.
+        """
+        from ..accounting import Budget
+        from ..random import as_generator
+        from ._base import validate_Xy
+        from ._private_bounds import (
+            BOUNDS_FRACTION,
+            LABEL_QUANTILE,
+            NORM_QUANTILE,
+            private_quantile_bound,
+            split_epsilon,
+        )
+
+        classifier = isinstance(self, PrivateLogisticRegression)
+        names = [n for n in ("data_norm", "label_bound") if delegate.get_params().get(n) == PRIVATE]
+        epsilon = delegate.epsilon
+        delta = getattr(delegate, "delta", 0.0) or 0.0
+        if classifier:
+            from ._base import declared_classes
+
+            declared_classes(self)  # before the data are read
+        Xv, yv = validate_Xy(self, X, y, classifier=classifier)
+        if classifier:
+            from ._base import binary_targets
+
+            binary_targets(declared_classes(self), yv)  # labels in the declared domain
+        fraction = BOUNDS_FRACTION if self.bounds_fraction is None else self.bounds_fraction
+        shares, rest = split_epsilon(epsilon, fraction, parts=len(names))
+        gen = as_generator(self.rng)
+        parent = self.accountant
+        acc = None
+        if parent is not None:
+            acc = parent.child(Budget(epsilon, delta), type(self).__name__ + " (private bounds)")
+        values = {
+            "data_norm": (np.sqrt(np.einsum("ij,ij->i", Xv, Xv)), NORM_QUANTILE),
+            "label_bound": (None if classifier else np.abs(yv), LABEL_QUANTILE),
+        }
+        released: Dict[str, float] = {}
+        for name, share in zip(names, shares):
+            v, q = values[name]
+            bound, event = private_quantile_bound(v, quantile=q, epsilon=share, rng=gen)
+            if acc is not None:
+                acc.spend(event, f"private {name} ({q:g} quantile)")
+            released[name] = bound
+        delegate.set_params(epsilon=rest, accountant=acc, rng=gen, **released)
+        delegate.fit(X, y)
+        self.bounds_ = released
+        if acc is not None:
+            self.child_ledger_ = acc.ledger  # the split: bound releases, then the delegate
 
 
 def _regression_bounds(value: object) -> Dict[str, Any]:
