@@ -44,6 +44,7 @@ noise from its own generator; a seeded run measures the mechanisms and is not it
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import time
@@ -426,8 +427,8 @@ def fit_method(
 
     dn, lb = _declared(spec)
     icpt = spec.fit_intercept
-    reg = dict(data_norm=dn, label_bound=lb, fit_intercept=icpt)
-    clf = dict(data_norm=dn, fit_intercept=icpt, classes=[0, 1])
+    reg: Dict[str, Any] = dict(data_norm=dn, label_bound=lb, fit_intercept=icpt)
+    clf: Dict[str, Any] = dict(data_norm=dn, fit_intercept=icpt, classes=[0, 1])
     if spec.task == "regression":
         if key == "non_private":
             return _Linear(np.linalg.lstsq(X, y, rcond=None)[0])
@@ -840,8 +841,8 @@ def run(config: RunConfig) -> ExperimentResult:
                 + "."
             ),
         )
-        figures[spec.name] = lambda p, spec=spec, stats=stats, methods=tuple(methods): _draw(
-            p, spec, eps_arr, stats, methods, reps
+        figures[spec.name] = functools.partial(
+            _draw, spec=spec, eps=eps_arr, stats=stats, methods=tuple(methods), reps=reps
         )
     if grid_tables:
         tables["handpicked-bounds"] = Table(

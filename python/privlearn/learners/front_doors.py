@@ -202,6 +202,14 @@ class _FrontDoor:
     PrivateEstimatorMixin, the sklearn mixin and BaseEstimator)."""
 
     _methods: Dict[str, Tuple[str, str, Dict[str, Any]]] = {}
+    epsilon: Any
+    delta: Any
+    method: Any
+    bounds: Any
+    bounds_fraction: Any
+    fit_intercept: Any
+    accountant: Any
+    rng: Any
 
     def _auto(self, epsilon: float, delta: float) -> str:  # pragma: no cover (overridden)
         raise NotImplementedError
@@ -362,7 +370,7 @@ def _regression_bounds(value: object) -> Dict[str, Any]:
             "bounds",
         )
     try:
-        pair = tuple(value)  # type: ignore[arg-type]
+        pair: Tuple[Any, ...] = tuple(value)  # type: ignore[arg-type]
     except TypeError:
         pair = ()
     if len(pair) != 2 or any(isinstance(v, (str, bool, np.bool_)) for v in pair):
