@@ -329,6 +329,29 @@ def test_adassp_same_seed_same_model_on_numpy_and_dask(client):
     assert _ledger(acc) == _ledger(acc_ref)
 
 
+def test_adassp_private_bounds_same_on_numpy_and_dask(client):
+    from privlearn.accounting import Accountant, Budget
+
+    cls = _adassp()
+    X, y = _data(6000, 4, seed=5)
+    fits = []
+    for Xa, ya in ((X, y), (da.from_array(X, chunks=(2500, 3)), da.from_array(y, chunks=999))):
+        acc = Accountant(Budget(10.0, 1e-3))
+        est = cls(
+            epsilon=1.0,
+            delta=1e-6,
+            data_norm="private",
+            label_bound="private",
+            rng=7,
+            accountant=acc,
+        ).fit(Xa, ya)
+        fits.append((est, _ledger(acc)))
+    (a, la), (b, lb) = fits
+    assert (a.data_norm_, a.label_bound_) == (b.data_norm_, b.label_bound_)
+    assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
+    assert la == lb
+
+
 def test_adassp_bad_dask_input_charges_nothing(client):
     from privlearn.accounting import Accountant, Budget
 

@@ -31,8 +31,9 @@ statistics are computed exactly and rounded once:
 
 The per-row operations (clipping, truncation) are elementwise with a fixed order of operations,
 so a row gives the same integers in any block. The statistics are therefore *equal* on numpy and
-Dask input, for any chunking, and ``xtx`` is exactly symmetric. The cost is about 1.2 times a
-plain float ``X^T X`` (measured in ``benches/dask_suffstats.py``), a small part of reading the data.
+Dask input, for any chunking, and ``xtx`` is exactly symmetric. The cost: about 1 s per 10^6
+rows of 20 features on one core (several times a plain float ``X^T X``, about as long as
+generating such data; measured in ``benches/dask_suffstats.py``).
 
 Clipping keeps a data-independent relative margin ``(d + 17) 2^-52`` (``d`` the number of
 features): a row whose float squared norm exceeds ``data_norm^2 (1 - 2 margin)`` is scaled to norm
@@ -58,6 +59,7 @@ the statistics are returned, so nothing is charged.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from dataclasses import dataclass
@@ -336,6 +338,24 @@ def _combine_limbs(acc: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
+_CONTROLLER: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context limiting BLAS to one thread: the products here are small (``3p x 3p`` from
+    4096 rows), and a threaded OpenBLAS on such products is slower, by 5-25x on a loaded
+    machine (measured). The values are the same with any number of threads (exact)."""
+    global _CONTROLLER
+    try:
+        if _CONTROLLER is None:
+            from threadpoolctl import ThreadpoolController  # a scikit-learn dependency
+
+            _CONTROLLER = ThreadpoolController()
+        return _CONTROLLER.limit(limits=1, user_api="blas")
+    except Exception:  # pragma: no cover - threadpoolctl missing or failing: run as is
+        return contextlib.nullcontext()
+
+
 def _statistics_part(
     X: np.ndarray,
     y: np.ndarray,
@@ -355,27 +375,48 @@ def _statistics_part(
     total = np.zeros((p, p), dtype=object)
     acc = np.zeros((3 * p, 3 * p), dtype=np.int64)
     pending = 0
-    for start in range(0, m, _BLOCK_ROWS):
-        stop = min(m, start + _BLOCK_ROWS)
-        Zt = np.empty((p, stop - start), dtype=np.float64)  # the rows as columns
-        Zt[:d] = X[start:stop].T
-        sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
-        for j in range(1, d):
-            sq += Zt[j] * Zt[j]
-        Zt[:d] *= _clip_factors(sq, data_norm, d)
-        if intercept is not None:
-            Zt[d] = intercept
-        np.clip(y[start:stop], -label_bound, label_bound, out=Zt[p - 1])
-        L = _limbs(Zt, scale)
-        acc += (L @ L.T).astype(np.int64)  # every partial sum an integer below 2^53: exact
-        pending += 1
-        if pending == _FLUSH_BLOCKS:
-            total += _combine_limbs(acc, p)
-            acc[...] = 0
-            pending = 0
+    with _one_blas_thread():
+        for start in range(0, m, _BLOCK_ROWS):
+            acc += _block_gram(
+                X[start : start + _BLOCK_ROWS],
+                y[start : start + _BLOCK_ROWS],
+                data_norm,
+                label_bound,
+                intercept,
+                scale,
+            )
+            pending += 1
+            if pending == _FLUSH_BLOCKS:
+                total += _combine_limbs(acc, p)
+                acc[...] = 0
+                pending = 0
     if pending:
         total += _combine_limbs(acc, p)
     return total, m, bad_x, bad_y
+
+
+def _block_gram(
+    X: np.ndarray,
+    y: np.ndarray,
+    data_norm: float,
+    label_bound: float,
+    intercept: Optional[float],
+    scale: np.ndarray,
+) -> np.ndarray:
+    """The nine limb products ``A_k^T A_l`` (int64, exact) of at most ``_BLOCK_ROWS`` rows."""
+    m, d = X.shape
+    p = scale.shape[0]
+    Zt = np.empty((p, m), dtype=np.float64)  # the rows as columns
+    Zt[:d] = X.T
+    sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
+    for j in range(1, d):
+        sq += Zt[j] * Zt[j]
+    Zt[:d] *= _clip_factors(sq, data_norm, d)
+    if intercept is not None:
+        Zt[d] = intercept
+    np.clip(y, -label_bound, label_bound, out=Zt[p - 1])
+    L = _limbs(Zt, scale)
+    return (L @ L.T).astype(np.int64)  # every partial sum an integer below 2^53: exact
 
 
 def _add_parts(*parts: Any) -> Any:
