@@ -198,9 +198,9 @@ class AdaSSPStatistics:
 class _Calibration:
     noise: str
     p: int
-    scales: Tuple[float, float, float]  # s1, s2, s3 (std or Laplace scale), normalised units
-    sensitivities: Tuple[float, float, float]  # incl. the floating-point slack
-    epsilons: Tuple[float, float, float]  # Laplace only (zeros for Gaussian)
+    scales: Tuple[float, ...]  # s1, s2, s3 (std or Laplace scale), normalised units
+    sensitivities: Tuple[float, ...]  # incl. the floating-point slack
+    epsilons: Tuple[float, ...]  # Laplace only (zeros for Gaussian)
     budget: Any  # Budget of the statistics' release
     event: Any  # the composed PrivacyEvent charged for the statistics
     parts: Tuple[Any, ...]  # the per-release events
@@ -291,7 +291,7 @@ def adassp_calibration(
                     (0.0, 0.0, 0.0),
                     budget,
                     event,
-                    parts,  # type: ignore[arg-type]
+                    parts,
                 )
             margin *= 1.0 + GRID_MARGIN  # pragma: no cover - the first margin suffices
         raise AssertionError("AdaSSP calibration exceeds its zCDP budget")  # pragma: no cover
@@ -301,7 +301,7 @@ def adassp_calibration(
     parts = tuple(PrivacyEvent.pure(e) for e in eps_i)
     budget = Budget(epsilon)
     event = PrivacyEvent.composed(parts, budget=budget)
-    return _Calibration(noise, p, scales, sens, eps_i, budget, event, parts)  # type: ignore[arg-type]
+    return _Calibration(noise, p, scales, sens, eps_i, budget, event, parts)
 
 
 def _operator_bound(cal: _Calibration, rho: float) -> float:
