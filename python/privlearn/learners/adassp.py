@@ -135,8 +135,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
