@@ -55,6 +55,7 @@ def _data(n: int = 5000, d: int = 6, seed: int = 0):
     X[1, 0] = D_NORM  # exactly on the bound
     X[2] = 1e150
     X[3, :] = D_NORM / math.sqrt(d)  # on the bound up to rounding
+    X[4, :2] = [1e300, -3e299]  # a squared norm that overflows float64
     y[:3] = [L_BOUND, -1e200, 5e-324]
     return X, y
 
@@ -101,6 +102,10 @@ def test_numpy_statistics_are_the_exact_sums_rounded_once(intercept):
     # every truncated clipped row is within the bounds, exactly
     assert max(sum(v * v for v in row[:4]) for row in Q) <= Fraction(D_NORM) ** 2
     assert max(abs(row[-1]) for row in Q) <= Fraction(L_BOUND)
+    # the row whose squared norm overflows is clipped to the bound, in its direction
+    Xc, _ = clip_block(X, y, D_NORM, L_BOUND, None)
+    assert abs(np.linalg.norm(Xc[4]) - D_NORM) < 1e-12
+    assert np.allclose(Xc[4] / D_NORM, X[4] / np.linalg.norm(X[4] / 1e300) / 1e300)
     # and the statistics are those of the plain float products up to float rounding
     Xc, yc = clip_block(X, y, D_NORM, L_BOUND, intercept)
     assert np.allclose(s.xtx, Xc.T @ Xc, rtol=1e-12, atol=1e-12)
@@ -182,7 +187,8 @@ def test_norm_counts_equal_and_correct(client):
     grid_x = np.geomspace(1e-3, 1e3, 40)
     grid_y = np.concatenate([[0.0], np.geomspace(1e-2, 1e2, 30)])
     ref = norm_counts(X, y, grid_x=grid_x, grid_y=grid_y)
-    norms = np.sqrt((X * X).sum(axis=1))
+    with np.errstate(over="ignore"):  # the row of 1e300 has norm inf here: beyond every point
+        norms = np.sqrt((X * X).sum(axis=1))
     assert ref.n == 10007
     assert np.array_equal(ref.x, [(norms <= g).sum() for g in grid_x])
     assert np.array_equal(ref.y, [(np.abs(y) <= g).sum() for g in grid_y])

@@ -76,7 +76,6 @@ __all__: list = []
 _GRID_BITS = 54
 #: Bits per limb of the error-free splitting (three limbs cover the 54 bits).
 _LIMB_BITS = 18
-_LIMB_MASK = (1 << _LIMB_BITS) - 1
 #: Rows per exact float64 product: |a_k a_l| <= 2^36, so a sum of 2^12 of them is at most
 #: 2^48 < 2^53 (any size up to 2^17 would be exact; 2^12 rows keep the passes in cache).
 _BLOCK_ROWS = 1 << 12
@@ -272,9 +271,10 @@ def _column_exponents(
 def _squared_norms(X: np.ndarray) -> np.ndarray:
     """``sum_j X[:, j]^2`` added column by column: one fixed sequence of rounded operations per
     row, whatever the block or memory layout (``einsum`` and ``sum`` may reorder by layout)."""
-    sq = X[:, 0] * X[:, 0]
-    for j in range(1, X.shape[1]):
-        sq += X[:, j] * X[:, j]
+    with np.errstate(over="ignore"):
+        sq = X[:, 0] * X[:, 0]
+        for j in range(1, X.shape[1]):
+            sq += X[:, j] * X[:, j]
     return sq
 
 
@@ -286,6 +286,21 @@ def _clip_factors(sq: np.ndarray, data_norm: float, d: int) -> np.ndarray:
         return np.where(over, (data_norm * (1.0 - margin)) / np.sqrt(sq), 1.0)
 
 
+#: Rows whose float squared norm is above this (or overflowed) are first scaled by a power of two.
+_HUGE = 2.0**1000
+
+
+def _tame(rows: np.ndarray, data_norm: float) -> np.ndarray:
+    """Rows of squared norm above ``_HUGE`` (possibly ``inf``) scaled by a power of two so that
+    their largest entry lies in ``[2^(e+1), 2^(e+2))`` (``2^e >= data_norm`` as in
+    :func:`_column_exponents`): their squared norm is then finite and they are still beyond the
+    bound, so clipping gives them the same direction and norm as exact arithmetic would, instead
+    of scaling them to zero. Row by row, exact (up to the underflow of tiny entries)."""
+    top = np.max(np.abs(rows), axis=1)
+    shift = (math.frexp(data_norm)[1] + 2) - np.frexp(top)[1]
+    return np.ldexp(rows, shift[:, None])
+
+
 def clip_block(
     X: np.ndarray, y: np.ndarray, data_norm: float, label_bound: float, intercept: Optional[float]
 ) -> "tuple[np.ndarray, np.ndarray]":
@@ -294,7 +309,13 @@ def clip_block(
     it is not ``None``. The same values as the statistics' kernel computes."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    X = X * _clip_factors(_squared_norms(X), data_norm, X.shape[1])[:, None]
+    sq = _squared_norms(X)
+    huge = ~(sq <= _HUGE)
+    if np.any(huge):
+        X = np.array(X, copy=True)
+        X[huge] = _tame(X[huge], data_norm)
+        sq[huge] = _squared_norms(X[huge])
+    X = X * _clip_factors(sq, data_norm, X.shape[1])[:, None]
     if intercept is not None:
         X = np.hstack([X, np.full((X.shape[0], 1), float(intercept))])
     return X, np.clip(y, -label_bound, label_bound)
@@ -408,9 +429,15 @@ def _block_gram(
     p = scale.shape[0]
     Zt = np.empty((p, m), dtype=np.float64)  # the rows as columns
     Zt[:d] = X.T
-    sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
-    for j in range(1, d):
-        sq += Zt[j] * Zt[j]
+    with np.errstate(over="ignore"):
+        sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
+        for j in range(1, d):
+            sq += Zt[j] * Zt[j]
+    huge = ~(sq <= _HUGE)
+    if np.any(huge):  # as in clip_block, on the same row-major values
+        tamed = _tame(X[huge], data_norm)
+        Zt[:d, huge] = tamed.T
+        sq[huge] = _squared_norms(tamed)
     Zt[:d] *= _clip_factors(sq, data_norm, d)
     if intercept is not None:
         Zt[d] = intercept
