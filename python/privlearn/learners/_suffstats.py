@@ -32,8 +32,8 @@ statistics are computed exactly and rounded once:
 The per-row operations (clipping, truncation) are elementwise with a fixed order of operations,
 so a row gives the same integers in any block. The statistics are therefore *equal* on numpy and
 Dask input, for any chunking, and ``xtx`` is exactly symmetric. The cost: about 1 s per 10^6
-rows of 20 features on one core (several times a plain float ``X^T X``, about as long as
-generating such data; measured in ``benches/dask_suffstats.py``).
+rows of 20 features on one core (about ten times a single-threaded float ``X^T X``, about as
+long as generating such data; ``benches/dask_suffstats.py`` reports it).
 
 Clipping keeps a data-independent relative margin ``(d + 17) 2^-52`` (``d`` the number of
 features): a row whose float squared norm exceeds ``data_norm^2 (1 - 2 margin)`` is scaled to norm
