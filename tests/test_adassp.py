@@ -429,6 +429,10 @@ BAD = [
     (dict(rho=0.0), "rho"),
     (dict(bounds_fraction=1.0), "bounds_fraction"),
     (dict(bounds_quantile=1.5), "bounds_quantile"),
+    (dict(bounds_quantile=(0.5,)), "bounds_quantile"),
+    (dict(bounds_quantile=(0.25, 1.0)), "bounds_quantile"),
+    (dict(bounds_quantile="median"), "bounds_quantile"),
+    (dict(bounds_fraction=0.0), "bounds_fraction"),
     (dict(fit_intercept="yes"), "fit_intercept"),
     (dict(epsilon=0.0), "epsilon"),
     (dict(epsilon=None), "epsilon"),
@@ -549,3 +553,101 @@ def test_declared_event_equals_composed_parts():
     (entry,) = acct.ledger
     assert [e.kind for e in entry.event.params] == ["pure"] * 3
     assert isinstance(entry.event, PrivacyEvent)
+
+
+# --------------------------------------------------------------------------------------------
+# The public plan of the private bounds (fraction and quantiles from n and epsilon only)
+# --------------------------------------------------------------------------------------------
+
+GAP = 16.0  # documented: exp(-GAP) between the quantile and a grid point outside the data
+F_MIN, F_MAX = 0.1, 0.5  # documented: _private_bounds' measured fraction, the plan's cap
+Q_NORM, Q_LABEL = 0.25, 0.75  # _private_bounds' measured quantiles
+
+
+def expected_plan(eps, n, k, both=True):
+    """The plan written from its documentation: each of the ``k`` bound shares ``eps_b = f eps /
+    k`` must satisfy ``eps_b m n / 2 >= GAP`` with ``m = min(q, 1 - q)``."""
+    qs = (Q_NORM, Q_LABEL)
+    m = 0.25
+    f = max(F_MIN, 2 * GAP * k / (m * n * eps))
+    if f <= F_MAX:
+        return f, qs
+    f = F_MAX
+    m = min(0.5, 2 * GAP * k / (f * eps * n))
+    return f, (max(Q_NORM, m), min(Q_LABEL, 1 - m))
+
+
+def public_grid():
+    """2^(k/8) for every integer k with 1e-4 <= 2^(k/8) <= 1e8 (B's documented default)."""
+    ks = [k for k in range(-200, 300) if 1e-4 <= 2.0 ** (k / 8) <= 1e8]
+    return np.array([2.0 ** (k / 8) for k in ks])
+
+
+@pytest.mark.parametrize("eps", [20.0, 2.0, 1.0, 0.5])
+def test_private_bounds_plan_reaches_the_sampler(eps):
+    n = 400
+    g = np.random.default_rng(3)
+    X = g.normal(size=(n, 3)) * 0.7
+    y = X @ np.array([1.0, -0.5, 0.2]) + 0.3 * g.normal(size=n)
+    f, (qx, qy) = expected_plan(eps, n, 2)
+    acct = Accountant(Budget(100.0, 1e-3))
+    with Tap() as tap:
+        AdaSSPRegressor(
+            eps, data_norm="private", label_bound="private", accountant=acct, rng=6
+        ).fit(X, y)
+    calls = [c for c in tap.calls if c.name == "exponential"]
+    assert len(calls) == 2
+    grid_ = public_grid()
+    for c, v, q in zip(calls, (np.linalg.norm(X, axis=1), np.abs(y)), (qx, qy)):
+        assert c.epsilon == pytest.approx(f * eps / 2, rel=1e-12)
+        counts = np.array([(v <= t).sum() for t in grid_])
+        target = round(Fraction(q) * n * 1024)
+        assert np.array_equal(c.value, -np.abs(counts * 1024 - target))
+        assert c.sensitivity == 1024
+    by = {e.label: e for e in acct.ledger}
+    assert by["AdaSSPRegressor: private bounds"].budget.epsilon == pytest.approx(f * eps)
+    assert Fraction(by["AdaSSPRegressor: private bounds"].budget.epsilon) + Fraction(
+        by["AdaSSPRegressor: statistics"].budget.epsilon
+    ) <= Fraction(eps)
+
+
+def test_private_bounds_plan_one_bound_and_declared_overrides():
+    n, eps = 500, 0.4
+    X, y = data(n, 3)
+    f, (qx, _) = expected_plan(eps, n, 1)
+    with Tap() as tap:
+        AdaSSPRegressor(eps, data_norm="private", label_bound=1.0, rng=1).fit(X, y)
+    (c,) = [c for c in tap.calls if c.name == "exponential"]
+    assert c.epsilon == pytest.approx(f * eps, rel=1e-12)
+    counts = np.array([(np.linalg.norm(X, axis=1) <= t).sum() for t in public_grid()])
+    assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(qx) * n * 1024)))
+    with Tap() as tap:
+        AdaSSPRegressor(
+            eps,
+            data_norm="private",
+            label_bound="private",
+            bounds_fraction=0.2,
+            bounds_quantile=(0.9, 0.1),
+            rng=1,
+        ).fit(X, y)
+    a, b = [c for c in tap.calls if c.name == "exponential"]
+    assert a.epsilon == pytest.approx(0.2 * eps / 2, rel=1e-12) == b.epsilon
+    ty = np.array([(np.abs(y) <= t).sum() for t in public_grid()])
+    assert np.array_equal(b.value, -np.abs(ty * 1024 - round(Fraction(0.1) * n * 1024)))
+
+
+@pytest.mark.parametrize("noise", ["gaussian", "laplace"])
+def test_private_bounds_small_n_epsilon_never_explode(noise):
+    """At n epsilon = 300 the measured defaults alone often returned a grid point far outside
+    the data (fits with test MSE ~1e9); the plan keeps every fit below predicting 0."""
+    g = np.random.default_rng(11)
+    n = 3000
+    X = g.normal(size=(n + 1000, 8)) * 0.6
+    y = X @ g.normal(size=8) * 0.5 + 0.6 * g.normal(size=n + 1000)
+    y = (y - y[:n].mean()) / y[:n].std()
+    base = np.mean(y[n:] ** 2)
+    for seed in range(8):
+        m = AdaSSPRegressor(
+            0.1, noise=noise, data_norm="private", label_bound="private", rng=seed
+        ).fit(X[:n], y[:n])
+        assert np.mean((m.predict(X[n:]) - y[n:]) ** 2) < base

@@ -107,12 +107,19 @@ statistics' share is split with :data:`LAPLACE_WEIGHTS` into ``eps_1 + eps_2 + e
 budget=Budget(eps_s))``. ``delta`` is not used (a pure guarantee is an ``(epsilon, delta)``
 guarantee for every delta).
 
-**Private bounds** (``data_norm="private"`` and/or ``label_bound="private"``): a declared
+**Private bounds** (``data_norm="private"`` and/or ``label_bound="private"``): a share
 ``bounds_fraction`` of ``epsilon`` is split evenly between the private bounds
 (:func:`privlearn.learners._private_bounds.split_epsilon`); each is the exponential mechanism's
-``bounds_quantile``-quantile of the row norms (of ``X``, before the intercept column) or of
-``|y|`` over a public grid (:mod:`privlearn.learners._private_bounds`), an
-``eps_b``-bounded-range release. Clipping to a released bound is post-processing, so everything
+quantile of the row norms (of ``X``, before the intercept column) or of ``|y|`` over a public
+grid (:mod:`privlearn.learners._private_bounds`), an ``eps_b``-bounded-range release. By
+default the share and the quantiles come from :func:`bounds_plan`: the measured defaults of
+:mod:`~privlearn.learners._private_bounds` (fraction 0.1, row-norm quantile 0.25, label quantile
+0.75) when ``n epsilon`` is large enough, otherwise a larger share (up to one half) and quantiles
+closer to the median, so that a grid point far outside the data (which would clip everything to
+``1e-4`` or leave labels unclipped up to ``1e8``, and make the fit explode) stays
+``exp(-16)``-unlikely against the quantile. The plan reads ``epsilon``, ``n`` and which bounds
+are private, all public; declared ``bounds_fraction`` / ``bounds_quantile`` override it.
+Clipping to a released bound is post-processing, so everything
 above applies with the released values. The bounds are charged as one ledger entry (label
 ``"AdaSSPRegressor: private bounds"``) and the statistics as another (``"AdaSSPRegressor:
 statistics"``); both are reserved before any data are read (nested
@@ -149,7 +156,7 @@ from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
 
-__all__ = ["AdaSSPRegressor", "AdaSSPStatistics", "adassp_calibration"]
+__all__ = ["AdaSSPRegressor", "AdaSSPStatistics", "adassp_calibration", "bounds_plan"]
 
 NOISES = ("gaussian", "laplace")
 #: Shares of the statistics' zCDP budget for (lambda_min, X^T X, X^T y), Gaussian variant
@@ -164,6 +171,11 @@ GRID_MARGIN = 2.0**-16
 #: (module docstring); the eigenvalue's is ``EIG_SLACK * p * n``.
 FLOAT_SLACK = 2.0**-50
 EIG_SLACK = 2.0**-44
+#: The default plan of the private bounds (:func:`bounds_plan`): the smallest gap, in the
+#: exponential mechanism's exponent, between the quantile and a grid point outside the data,
+#: and the largest share of ``epsilon`` the plan gives to the bounds.
+BOUNDS_SCORE_GAP = 16.0
+BOUNDS_FRACTION_MAX = 0.5
 #: Default failure probability of the shift and the ridge (Wang's choice).
 DEFAULT_RHO = 0.05
 
@@ -315,10 +327,17 @@ def _operator_bound(cal: _Calibration, rho: float) -> float:
 def _shift(cal: _Calibration, rho: float) -> float:
     """The downward shift of the noisy ``lambda_min`` (exceeded with probability ``rho/2``)."""
     if cal.noise == "gaussian":
-        from scipy.stats import norm
-
-        return cal.scales[0] * float(norm.isf(rho / 2.0))
+        return cal.scales[0] * _normal_isf(rho / 2.0)
     return cal.scales[0] * math.log(1.0 / rho)
+
+
+@lru_cache(maxsize=64)
+def _normal_isf(q: float) -> float:
+    """The standard normal upper ``q`` quantile (scipy; cached: scipy's call costs about as much
+    as the rest of a small fit's post-processing)."""
+    from scipy.stats import norm
+
+    return float(norm.isf(q))
 
 
 def _check_grid_range(cal: _Calibration, n: int) -> None:
@@ -335,6 +354,55 @@ def _check_grid_range(cal: _Calibration, n: int) -> None:
                 "use a smaller epsilon",
                 "epsilon",
             )
+
+
+def _check_quantiles(value: object) -> Optional[Tuple[float, float]]:
+    """``bounds_quantile``: ``None`` (the public plan of :func:`bounds_plan`), one quantile for
+    both bounds, or a pair ``(row-norm quantile, label quantile)``; each in (0, 1)."""
+    from ._private_bounds import check_quantile
+
+    if value is None:
+        return None
+    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    try:
+        if len(pair) != 2:
+            raise InvalidParameterError("quantile: a pair must have two entries", "quantile")
+        return check_quantile(pair[0]), check_quantile(pair[1])
+    except InvalidParameterError as err:
+        raise InvalidParameterError(
+            str(err).replace("quantile:", "bounds_quantile:", 1), "bounds_quantile"
+        ) from None
+
+
+def bounds_plan(epsilon: float, n: int, private: List[str]) -> Tuple[float, Tuple[float, float]]:
+    """The default share of ``epsilon`` for the private bounds and their quantiles, from the
+    public ``epsilon``, ``n`` and which bounds are private (never from the data).
+
+    The exponential mechanism over the grid gives every point outside the data the utility
+    ``-m n`` with ``m = min(q, 1 - q)`` (:mod:`._private_bounds`, "Known weaknesses"), against
+    about 0 at the quantile; a share ``eps_b`` makes such a point ``exp(-eps_b m n / 2)`` times
+    less likely. The plan keeps that exponent at least :data:`BOUNDS_SCORE_GAP` for each bound:
+    it starts from the measured defaults (:data:`._private_bounds.BOUNDS_FRACTION`,
+    ``NORM_QUANTILE``, ``LABEL_QUANTILE``), raises the fraction up to
+    :data:`BOUNDS_FRACTION_MAX` when ``n epsilon`` is small, and if that is not enough moves the
+    quantiles towards the median (which raises ``m`` up to 1/2). Returns
+    ``(fraction, (row-norm quantile, label quantile))``."""
+    from ._private_bounds import BOUNDS_FRACTION, LABEL_QUANTILE, NORM_QUANTILE
+
+    k = max(len(private), 1)
+    qs = (NORM_QUANTILE, LABEL_QUANTILE)
+    m = min(
+        min(q, 1.0 - q)
+        for q, name in zip(qs, ("data_norm", "label_bound"))
+        if name in private or not private
+    )
+    need = 2.0 * BOUNDS_SCORE_GAP / n  # eps_b * m must be at least this
+    f = max(BOUNDS_FRACTION, k * need / (m * epsilon))
+    if f <= BOUNDS_FRACTION_MAX:
+        return f, qs
+    f = BOUNDS_FRACTION_MAX
+    m_new = min(0.5, need * k / (f * epsilon))
+    return f, tuple(min(max(q, m_new), 1.0 - m_new) for q in qs)  # type: ignore[return-value]
 
 
 def _lambda_min(A: np.ndarray) -> float:
@@ -418,11 +486,15 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         Failure probability of the ridge choice (Wang's ``rho``), in (0, 1): the shifted
         ``lambda_min`` and the operator-norm bound hold with probability ``1 - rho``. Affects
         utility only.
-    bounds_fraction : float, default 0.1
+    bounds_fraction : float or None, default None
         Share of ``epsilon`` spent on the private bounds (both together), in (0, 1); used only
-        when a bound is ``"private"``.
-    bounds_quantile : float, default 0.9
-        Quantile of the row norms (and of ``|y|``) released as a private bound, in (0, 1).
+        when a bound is ``"private"``. ``None``: the public plan of :func:`bounds_plan` (0.1
+        when ``n epsilon`` is large, up to 0.5 when it is small).
+    bounds_quantile : None, float or (float, float), default None
+        Quantiles released as the private bounds, in (0, 1): one for both, or ``(row-norm
+        quantile, label quantile)``. ``None``: :func:`bounds_plan` (0.25 and 0.75, the measured
+        defaults of :mod:`~privlearn.learners._private_bounds`, moved towards 0.5 when
+        ``n epsilon`` is small).
     accountant : Accountant, optional
         Charged only if the fit succeeds; a spend that does not fit raises
         ``BudgetExceededError`` before the data are read. Clones share it.
@@ -468,8 +540,8 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         fit_intercept: bool = True,
         noise: str = "gaussian",
         rho: float = DEFAULT_RHO,
-        bounds_fraction: float = 0.1,
-        bounds_quantile: float = 0.9,
+        bounds_fraction: Optional[float] = None,
+        bounds_quantile: Union[None, float, Tuple[float, float]] = None,
         accountant: Any = None,
         rng: Any = None,
     ) -> None:
@@ -487,8 +559,12 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
 
     # -- parameters (checked before any data are read) -----------------------------------------
 
-    def _params(self) -> Tuple[float, float, str, Any, Any, bool, float, float, float]:
-        from ._private_bounds import bound_or_private, check_quantile
+    def _params(
+        self,
+    ) -> Tuple[
+        float, float, str, Any, Any, bool, float, Optional[float], Optional[Tuple[float, float]]
+    ]:
+        from ._private_bounds import bound_or_private
 
         eps = check_epsilon(self.epsilon, exact=True)
         noise = check_choice(self.noise, "noise", NOISES)
@@ -500,15 +576,14 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         label_bound = bound_or_private(self.label_bound, "label_bound")
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
         rho = check_real(self.rho, "rho", 0.0, 1.0, lo_open=True, hi_open=True)
-        fraction = check_real(
-            self.bounds_fraction, "bounds_fraction", 0.0, 1.0, lo_open=True, hi_open=True
+        fraction = (
+            None
+            if self.bounds_fraction is None
+            else check_real(
+                self.bounds_fraction, "bounds_fraction", 0.0, 1.0, lo_open=True, hi_open=True
+            )
         )
-        try:
-            quantile = check_quantile(self.bounds_quantile)
-        except InvalidParameterError as err:
-            raise InvalidParameterError(
-                str(err).replace("quantile:", "bounds_quantile:", 1), "bounds_quantile"
-            ) from None
+        quantile = _check_quantiles(self.bounds_quantile)
         check_accountant(self.accountant)
         return eps, delta, noise, data_norm, label_bound, fit_intercept, rho, fraction, quantile
 
@@ -529,15 +604,25 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         eps, delta, noise = self._params()[:3]
         return Budget(eps, delta) if noise == "gaussian" else Budget(eps)
 
+    @staticmethod
     def _budgets(
-        self, eps: float, delta: float, noise: str, k: int, fraction: float
-    ) -> Tuple[Tuple[float, ...], float]:
-        """``(bound shares, statistics epsilon)``: ``k`` private bounds take ``fraction``."""
-        if k == 0:
-            return (), eps
+        eps: float,
+        n: int,
+        private: List[str],
+        fraction: Optional[float],
+        quantile: Optional[Tuple[float, float]],
+    ) -> Tuple[Tuple[float, ...], float, Tuple[float, float]]:
+        """``(bound shares, statistics epsilon, quantiles)`` from public values only: the
+        declared ``fraction``/``quantile`` where given, else :func:`bounds_plan`."""
         from ._private_bounds import split_epsilon
 
-        return split_epsilon(eps, fraction, k)
+        if not private:
+            return (), eps, (0.5, 0.5)
+        plan_f, plan_q = bounds_plan(eps, n, private)
+        f = plan_f if fraction is None else fraction
+        q = plan_q if quantile is None else quantile
+        shares, rest = split_epsilon(eps, f, len(private))
+        return shares, rest, q
 
     # -- fit --------------------------------------------------------------------------------------
 
@@ -567,9 +652,9 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
             for name, v in (("data_norm", data_norm), ("label_bound", label_bound))
             if v == PRIVATE
         ]
-        shares, eps_s = self._budgets(eps, delta, noise, len(private), fraction)
         Xv, yv = validate_regression_data(self, X, y)
         n, d = int(Xv.shape[0]), int(Xv.shape[1])
+        shares, eps_s, quantile = self._budgets(eps, n, private, fraction, quantile)
         p = d + 1 if fit_intercept else d
         cal = adassp_calibration(eps_s, delta, n, p, noise=noise)
         _check_grid_range(cal, n)
@@ -620,7 +705,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         data_norm: Any,
         label_bound: Any,
         shares: Tuple[float, ...],
-        quantile: float,
+        quantile: Tuple[float, float],
         gen: Any,
         grid: np.ndarray,
     ) -> Tuple[float, float]:
@@ -634,10 +719,13 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         n = int(X.shape[0])
         out = []
         i = 0
-        for value, c in ((data_norm, counts.x), (label_bound, counts.y)):
+        for value, c, q in (
+            (data_norm, counts.x, quantile[0]),
+            (label_bound, counts.y, quantile[1]),
+        ):
             if value == PRIVATE:
                 bound, _ = private_quantile_from_counts(
-                    c, n, quantile=quantile, epsilon=shares[i], rng=gen, grid=grid
+                    c, n, quantile=q, epsilon=shares[i], rng=gen, grid=grid
                 )
                 i += 1
                 out.append(bound)
