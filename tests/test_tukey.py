@@ -154,3 +154,46 @@ def test_utility_large_n():
     m = TukeyEMRegressor(1.0, DELTA, rng=4).fit(X, y)
     assert m.ptr_passed_
     assert np.abs(m.coef_ - beta).max() < 0.1 and abs(m.intercept_ - 0.5) < 0.1
+
+
+def test_fit_draws_levels_at_the_rate_the_proof_allows(monkeypatch):
+    """End to end through ``fit``: one coefficient, ``n = m`` rows of ``x = 1`` (each batch one
+    row, its model its label). The released coefficient's depth among the labels, computed
+    here, follows ``P(i) ~ e^{r i} (V_i - V_{i+1})``, ``i >= t``, with the rate derived here from
+    the proof, ``r = (epsilon/2 - log(1 + delta))/2`` (the restricted mechanism loses up to
+    ``2r + log(1 + delta)`` and gets ``epsilon/2``); twice that rate (the reference code's
+    ``epsilon/2``) is refuted."""
+    from privlearn.learners import tukey
+
+    monkeypatch.setattr(
+        tukey, "batch_models", lambda X, y, b: (y[b[:, 0]] / X[b[:, 0], 0])[:, None]
+    )
+    m, eps, delta = 160, 4.0, 1e-3
+    w = np.concatenate([-np.arange(m // 2, 0, -1) / 2.0, np.arange(m // 2, dtype=float)])
+    X = np.ones((m, 1))
+    t = (m // 2) // 2
+    s = np.sort(w)
+    V = [s[m - i] - s[i - 1] for i in range(1, m // 2 + 1)] + [0.0]
+    r = (eps / 2 - math.log(1 + delta)) / 2
+
+    def law(rate):
+        lw = np.array([rate * i + math.log(V[i - 1] - V[i]) for i in range(t, m // 2 + 1)])
+        p = np.exp(lw - lw.max())
+        return p / p.sum()
+
+    counts = np.zeros(m // 2 + 1 - t)
+    for seed in range(500):
+        est = TukeyEMRegressor(eps, delta, n_models=m, fit_intercept=False, rng=seed).fit(X, w)
+        assert est.ptr_passed_
+        y = est.coef_[0]
+        depth = min(np.sum(w <= y), np.sum(w >= y))
+        counts[depth - t] += 1
+    for rate, should_fit in ((r, True), (2 * r, False)):
+        probs = law(rate)
+        keep = probs * counts.sum() >= 5
+        obs = np.append(counts[keep], counts[~keep].sum())
+        exp = np.append(probs[keep], probs[~keep].sum()) * counts.sum()
+        if exp[-1] == 0:
+            obs, exp = obs[:-1], exp[:-1]
+        pval = stats.chisquare(obs, exp).pvalue
+        assert (pval >= 1e-6) if should_fit else (pval < 1e-6), (rate, pval)
