@@ -284,3 +284,141 @@ def test_privacy_guarantee_and_fit_quality():
         assert est.score(X, y) > 0.8
         p = est.predict_proba(X)
         assert p.shape == (400, 2) and np.allclose(p.sum(axis=1), 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# DP-GD with data_norm="private": the bound share, the steps' sigma from the rest, one charge
+# --------------------------------------------------------------------------------------------
+
+
+class _Inputs:
+    """Records the integer input and the output of every ``_core.discrete_gaussian`` call
+    (the tap of tests/replay.py records only its parameters for this sampler)."""
+
+    def __init__(self, monkeypatch):
+        self.calls = []
+        inner = _core.discrete_gaussian
+
+        def rec(value, sigma, rng):
+            out = inner(value, sigma, rng)
+            self.calls.append((np.array(value, copy=True), sigma, np.array(out, copy=True)))
+            return out
+
+        monkeypatch.setattr(_core, "discrete_gaussian", rec)
+
+
+def _float_down(x):
+    from fractions import Fraction
+
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
+
+
+@pytest.mark.parametrize("eps, steps, d", [(0.5, 4, 2), (1.0, 10, 3), (5.0, 2, 4)])
+def test_dpgd_private_bound_calibration(eps, steps, d, monkeypatch):
+    """The exponential mechanism gets 0.1 epsilon (exact product, rounded down) with the count utility's
+    replace-one sensitivity 1 (2^10 in its integer units); the steps get the zCDP left after
+    the bound's bounded-range epsilon_b^2/8 (Cesar and Rogers): sigma = units / sqrt(2 (rho -
+    epsilon_b^2/8) / T), derived here; one charge of Budget(eps, delta) whose zCDP total
+    converts to at most eps; the rows are clipped to the released grid point."""
+    from fractions import Fraction
+
+    X, y = _data(n=60, d=d, seed=2)
+    X = 3.0 * X  # norms up to 5.7: the bound is not trivially above every row
+    dim = d + 1
+    delta = 1e-6
+    acc = Accountant(Budget(100.0, 1e-3))
+    inputs = _Inputs(monkeypatch)
+    with Tap() as tap:
+        est = DPGradientDescentClassifier(
+            eps, delta, data_norm="private", max_iter=steps, classes=[0, 1], accountant=acc, rng=4
+        ).fit(X, y)
+    (exp_call,) = [c for c in tap.calls if c.name == "exponential"]
+    eps_b = _float_down(Fraction(eps) * Fraction(0.1))  # the float 0.1, exact product
+    assert exp_call.epsilon == eps_b
+    assert exp_call.sensitivity == 2.0**10
+    assert tap.calls[0] is exp_call  # the bound is released before any gradient
+    calls = [c for c in tap.calls if c.name == "discrete_gaussian"]
+    assert len(calls) == steps
+    step = 2.0 ** math.floor(math.log2(2.0 * 2.0**-20 / math.sqrt(dim)))
+    units = math.ceil(2.0 / step) + math.ceil(math.sqrt(dim))
+    rho_rest = zcdp_rho_for(eps, delta) - eps_b**2 / 8.0
+    expected = units / math.sqrt(2.0 * rho_rest / steps)
+    for c in calls:
+        assert c.params["sigma"] == pytest.approx(expected, rel=1e-9)
+        assert c.params["sigma"] >= expected * (1 - 1e-12)
+    # The released bound is a point of the public grid 2^(k/8), and the first gradient is the
+    # one of the rows clipped to it (intercept column = bound, all divided by bound sqrt 2).
+    k = 8 * math.log2(est.data_norm_)
+    assert k == pytest.approx(round(k), abs=1e-9)
+    C = est.data_norm_
+    Xc = X * np.minimum(1.0, C / np.linalg.norm(X, axis=1))[:, None]
+    Xn = np.hstack([Xc, np.full((len(X), 1), C)]) / (C * math.sqrt(2.0))
+    ys = np.where(y == 1, 1.0, -1.0)
+    g0 = Xn.T @ (-ys * 0.5)
+    assert np.allclose(inputs.calls[0][0] * step, g0, atol=4 * step, rtol=0)
+    (entry,) = acc.ledger
+    assert entry.budget == Budget(eps, delta)
+    rho = entry.event.to_zcdp().rho
+    assert rho <= zcdp_rho_for(eps, delta) * (1 + 1e-12)
+    assert rho == pytest.approx(zcdp_rho_for(eps, delta), rel=1e-6)
+    assert zcdp_to_dp(entry.event.to_zcdp(), delta).epsilon <= eps
+
+
+@pytest.mark.parametrize(
+    "data_norm, X_bad, param",
+    [("bogus", None, "data_norm"), ("private", "nan", "X"), ("private", "shape", "y")],
+)
+def test_dpgd_private_bound_bad_input_charges_nothing(data_norm, X_bad, param):
+    X, y = _data()
+    if X_bad == "nan":
+        X = X.copy()
+        X[0, 0] = np.nan
+    elif X_bad == "shape":
+        y = y[:-1]
+    acc = Accountant(Budget(10.0, 1e-3))
+    with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+        DPGradientDescentClassifier(
+            1.0, 1e-6, data_norm=data_norm, classes=[0, 1], accountant=acc, rng=0
+        ).fit(X, y)
+    assert err.value.parameter == param
+    assert acc.spent == Budget(0.0, 0.0) and not acc.ledger and not tap.calls
+
+
+def test_dpgd_private_bound_all_or_nothing():
+    """An accountant that cannot pay the whole fit raises before the bound is drawn."""
+    from privlearn.errors import BudgetExceededError
+
+    X, y = _data()
+    acc = Accountant(Budget(0.5, 1e-3))
+    with Tap() as tap, pytest.raises(BudgetExceededError):
+        DPGradientDescentClassifier(
+            1.0, 1e-6, data_norm="private", classes=[0, 1], accountant=acc, rng=0
+        ).fit(X, y)
+    assert not tap.calls and not acc.ledger
+
+
+def test_dpgd_release_map_is_fit(monkeypatch):
+    """Pins the audited map of test_dpgd_audit to the estimator: one step from 0 on the row
+    x = 1 (no intercept, data_norm 1, alpha 1e-4, eta = 1/(1/4 + alpha)) releases exactly
+    -eta (sampler output * grid step) / n, and the sampler's input is the gradient sum -y/2
+    on that grid, with the sigma the audit uses."""
+    X = np.ones((1, 1))
+    inputs = _Inputs(monkeypatch)
+    step = 2.0 ** math.floor(math.log2(2.0 * 2.0**-20))
+    eta = 1.0 / (0.25 + 1e-4)
+    for label, grad in ((1, -0.5), (-1, 0.5)):
+        inputs.calls.clear()
+        est = DPGradientDescentClassifier(
+            1.0, 1e-6, data_norm=1.0, max_iter=1, fit_intercept=False, classes=[-1, 1], rng=9
+        ).fit(X, np.array([label]))
+        ((value, sigma, out),) = inputs.calls
+        assert value.tolist() == [round(grad / step)]
+        assert est.coef_[0, 0] == pytest.approx(-eta * float(out[0]) * step, rel=1e-12)
+
+
+def test_dpgd_private_bound_fit_quality():
+    X, y = _data(n=2000, d=2, seed=8)
+    est = DPGradientDescentClassifier(2.0, 1e-6, data_norm="private", classes=[0, 1], rng=3)
+    assert est.fit(X, y).score(X, y) > 0.8
+    assert 0.1 < est.data_norm_ < 2.0 * B

@@ -5,6 +5,8 @@
   noise-free part moves by at most ``eta * 2R / n`` in the normalised problem (``2R = 2``: one
   example's gradient has norm at most ``R = 1``; ``eta = 1 / (1/4 + alpha)``). Several steps:
   control flow, charge, shapes and the sampler calls (same sigma and shapes) are compared.
+  With ``data_norm="private"`` the exponential mechanism's scores move by at most its
+  sensitivity and, while the released bound is the same on both sides, so do the steps.
 * Objective perturbation: the noise ``b`` is the same on both sides with the same seed, the two
   objectives differ by one loss term (gradient difference at most ``2L = 2``) and are
   ``lam``-strongly convex, so the minimisers differ by at most ``2L / lam``; AMP's solver
@@ -70,6 +72,13 @@ ENTRIES = [
         "DPGradientDescentClassifier ten steps",
         lambda d, acc, s: DPGradientDescentClassifier(
             0.5, 1e-6, data_norm=B, max_iter=10, classes=[0, 1], accountant=acc, rng=s
+        ).fit(*d),
+        pairs,
+    ),
+    Entry(
+        "DPGradientDescentClassifier private data_norm",
+        lambda d, acc, s: DPGradientDescentClassifier(
+            1.0, 1e-6, data_norm="private", max_iter=5, classes=[0, 1], accountant=acc, rng=s
         ).fit(*d),
         pairs,
     ),

@@ -41,6 +41,7 @@ from .._validate import check_delta, check_epsilon, check_integer, check_real
 from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearClassifierMixin, Normalised, PrivateEstimatorMixin
+from ._private_bounds import NORM_QUANTILE, PRIVATE, bound_or_private, private_quantile_bound
 from ._solvers import Loss, SolverError, newton
 
 __all__ = [
@@ -82,6 +83,28 @@ def _prepare(estimator: Any, X: Any, y: Any) -> Tuple[np.ndarray, Normalised]:
     return _base.classification_data(estimator, X, y)
 
 
+def _private_norm_share(epsilon: float) -> Tuple[float, Any]:
+    """``(epsilon_bound, event)``: the share of ``epsilon`` spent on the private row-norm bound
+    (:data:`~._private_bounds.BOUNDS_FRACTION`, rounded down by
+    :func:`~._private_bounds.split_epsilon`) and its bounded-range event. Public."""
+    from ..accounting._event import PrivacyEvent
+    from ._private_bounds import BOUNDS_FRACTION, split_epsilon
+
+    (share,), _ = split_epsilon(epsilon, BOUNDS_FRACTION, 1)
+    return share, PrivacyEvent.bounded_range(share)
+
+
+def _checked_data(
+    estimator: Any, X: Any, y: Any
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``(classes, X, y in {-1, +1}, fit_intercept)``: declared classes and intercept checked
+    (before the data are read), the data validated; no clipping yet."""
+    classes = _base.declared_classes(estimator)
+    fit_intercept = _base.boolean(estimator.fit_intercept, "fit_intercept")
+    Xv, yv = _base.validate_Xy(estimator, X, y, classifier=True)
+    return classes, Xv, _base.binary_targets(classes, yv), fit_intercept
+
+
 def _logistic_gradient_sum(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``sum_i grad l(w; x_i, y_i) = - sum_i y_i s(-y_i <w, x_i>) x_i``."""
     from scipy.special import expit
@@ -117,10 +140,14 @@ class _PrivateLogistic(PrivateEstimatorMixin, LinearClassifierMixin, BaseEstimat
 # --------------------------------------------------------------------------------------------
 
 
-def dpgd_step_noise(epsilon: float, delta: float, steps: int, dim: int) -> Tuple[float, Any]:
+def dpgd_step_noise(
+    epsilon: float, delta: float, steps: int, dim: int, prior: Any = None
+) -> Tuple[float, Any]:
     r"""``(sigma, step_event)`` of full-batch DP gradient descent: the standard deviation of the
     noise added to the gradient sum at each of ``steps`` steps, and that step's native event,
-    such that ``steps`` adaptive releases convert to at most ``(epsilon, delta)``-DP.
+    such that ``steps`` adaptive releases (after the release ``prior``, an optional
+    :class:`~privlearn.accounting._event.PrivacyEvent` such as the private row-norm bound)
+    convert to at most ``(epsilon, delta)``-DP.
 
     The gradient sum has replace-one L2 sensitivity ``2 L = 2`` (normalised problem). The total
     ``rho = zcdp_rho_for(epsilon, delta)`` is split evenly: each step is ``rho / steps``-zCDP in
@@ -136,7 +163,11 @@ def dpgd_step_noise(epsilon: float, delta: float, steps: int, dim: int) -> Tuple
     from ..mechanisms import _noise_grid
 
     sens = 2.0 * LIPSCHITZ
-    rho_step = zcdp_rho_for(epsilon, delta) / steps
+    rho_prior = 0.0 if prior is None else prior.to_zcdp().rho
+    rho_rest = zcdp_rho_for(epsilon, delta) - rho_prior
+    if not rho_rest > 0.0:  # pragma: no cover - the bound share is a small fraction
+        raise InvalidParameterError("epsilon: nothing is left after the bound share", "epsilon")
+    rho_step = rho_rest / steps
     sigma = sens / math.sqrt(2.0 * rho_step)  # the continuous value (a lower bound)
     step, units = _noise_grid(sigma, sens, dim)
     sigma_units = units / math.sqrt(2.0 * rho_step)
@@ -146,6 +177,8 @@ def dpgd_step_noise(epsilon: float, delta: float, steps: int, dim: int) -> Tuple
         if grid == (step, units):
             event = PrivacyEvent.discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
             total = PrivacyEvent.repeated(event, steps)
+            if prior is not None:
+                total = PrivacyEvent.composed([prior, total])
             if zcdp_to_dp(total.to_zcdp(), delta).epsilon <= epsilon:
                 return sigma, event
             sigma_units *= 1.0 + 2.0**-40
@@ -187,7 +220,19 @@ class DPGradientDescentClassifier(_PrivateLogistic):
 
     **Guarantee.** ``fit`` is ``(epsilon, delta)``-differentially private (replace-one, ``n``
     public), with ``rng=None`` or an unseeded generator. It charges one transaction:
-    ``PrivacyEvent.repeated(step_event, T, budget=Budget(epsilon, delta))`` (zCDP ``rho``).
+    ``PrivacyEvent.composed([PrivacyEvent.repeated(step_event, T)], budget=Budget(epsilon,
+    delta))`` (zCDP ``rho``; with the private bound first, see below).
+
+    **Private bound** (``data_norm="private"``). First the exponential mechanism releases a
+    grid point ``C`` near the ``NORM_QUANTILE`` of the raw row norms with ``epsilon_b = 0.1
+    epsilon`` (:func:`~privlearn.learners._private_bounds.private_quantile_bound`: replace-one
+    sensitivity 1 of its utility, ``epsilon_b``-bounded-range, hence ``epsilon_b^2/8``-zCDP by
+    Cesar and Rogers, ALT 2021); then the rows are clipped to ``C`` (a per-row map given the
+    released ``C``, so every sensitivity above holds as if ``C`` had been declared) and the
+    ``T`` steps share ``rho - epsilon_b^2/8``. The two parts compose adaptively (zCDP adds) and
+    are charged as ONE event ``PrivacyEvent.composed([bounded_range(epsilon_b),
+    repeated(step_event, T)], budget=Budget(epsilon, delta))``, whose zCDP total converts to at
+    most ``(epsilon, delta)`` (checked before any data are read). ``data_norm_`` holds ``C``.
 
     **Step size.** ``learning_rate="auto"`` is ``eta = 1 / (beta + alpha)`` with ``beta = 1/4``,
     the smoothness of ``F`` on rows of norm at most 1 (so each noise-free step is a descent
@@ -199,8 +244,12 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         Finite and > 0.
     delta : float
         In ``(0, 1)``.
-    data_norm : float
-        Declared bound on the rows' L2 norm (rows are clipped to it); required.
+    data_norm : float or "private"
+        Declared bound on the rows' L2 norm (rows are clipped to it); required. ``"private"``
+        spends ``BOUNDS_FRACTION`` (0.1) of ``epsilon`` on the private ``NORM_QUANTILE`` of
+        the row norms (:mod:`privlearn.learners._private_bounds`; both constants are that
+        module's, chosen there on regression data, not on this learner's benchmark) and clips
+        to it; the steps get the rest of the zCDP budget (see *Private bound* above).
     alpha : float, default 1e-4
         Ridge weight on the normalised (mean) objective; public.
     max_iter : int, default 100
@@ -222,6 +271,8 @@ class DPGradientDescentClassifier(_PrivateLogistic):
     classes_ : ndarray of shape (2,)
     noise_sigma_ : float
         ``sigma`` of each step, on the gradient sum of the normalised problem.
+    data_norm_ : float
+        The clipping bound used (declared, or the privately released one).
     n_features_in_ : int
     """
 
@@ -230,7 +281,7 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         epsilon: Optional[float],
         delta: Optional[float] = None,
         *,
-        data_norm: Optional[float] = None,
+        data_norm: Any = None,
         alpha: float = 1e-4,
         max_iter: int = 100,
         learning_rate: Any = "auto",
@@ -277,19 +328,34 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         else:
             eta = check_real(self.learning_rate, "learning_rate", 0.0, lo_open=True, exact=True)
         average = _base.boolean(self.average, "average")
-        _base.bound_arg(self.data_norm, "data_norm")
-        classes, data = _prepare(self, X, y)
-        n, d = data.n, data.d
-        sigma, step_event = dpgd_step_noise(eps, delta, steps, d)
+        declared = bound_or_private(self.data_norm, "data_norm")
+        eps_bound, prior = _private_norm_share(eps) if declared == PRIVATE else (0.0, None)
+        classes, Xv, ys, fit_intercept = _checked_data(self, X, y)
+        n = int(Xv.shape[0])
+        d = int(Xv.shape[1]) + (1 if fit_intercept else 0)
+        sigma, step_event = dpgd_step_noise(eps, delta, steps, d, prior)
         step, _ = _noise_grid(sigma, 2.0 * LIPSCHITZ, d)
         if n * LIPSCHITZ / step >= 2.0**61:  # from the public n and d only
             raise InvalidParameterError(
                 "X: too many rows for the exact noise grid of this sigma", "X"
             )
-        event = PrivacyEvent.repeated(step_event, steps, budget=Budget(eps, delta))
+        steps_event = PrivacyEvent.repeated(step_event, steps)
+        parts = [steps_event] if prior is None else [prior, steps_event]
+        event = PrivacyEvent.composed(parts, budget=Budget(eps, delta))
         gen = as_generator(self.rng)
 
-        def run() -> np.ndarray:
+        def run() -> Tuple[np.ndarray, Normalised]:
+            if prior is None:
+                bound = float(declared)
+            else:
+                norms = np.sqrt(np.einsum("ij,ij->i", Xv, Xv))
+                bound, ev = private_quantile_bound(
+                    norms, quantile=NORM_QUANTILE, epsilon=eps_bound, rng=gen
+                )
+                assert ev == prior
+            data = _base.normalise(
+                Xv, ys, data_norm=bound, label_bound=None, fit_intercept=fit_intercept
+            )
             w = np.zeros(d)
             total = np.zeros(d)
             for _ in range(steps):
@@ -299,13 +365,14 @@ class DPGradientDescentClassifier(_PrivateLogistic):
                 assert ev == step_event
                 w = w - eta * (np.asarray(noisy) / n + alpha * w)
                 total += w
-            return total / steps if average else w
+            return (total / steps if average else w), data
 
-        w = _base.charged(
+        w, data = _base.charged(
             self.accountant, eps, type(self).__name__, run, delta=delta, event=lambda: event
         )
         self._set_classifier(data, w, classes)
         self.noise_sigma_ = sigma
+        self.data_norm_ = data.data_norm
         return self
 
 
