@@ -413,6 +413,86 @@ def test_audit_worst_case_neighbours_with_power():
     assert not broken.passed, broken
 
 
+def _sampler_inputs(X, y, eps, delta, monkeypatch):
+    """The integer grid values and grid sigmas one real fit hands the exact discrete Gaussian
+    sampler (``lambda_min``, ``X^T X``, ``X^T y``, in call order), read by wrapping the sampler."""
+    from privlearn import _core
+
+    seen = []
+    inner = _core.discrete_gaussian
+
+    def wrapper(value, sigma, *rest):
+        seen.append((np.array(value, dtype=np.int64, copy=True), float(sigma)))
+        return inner(value, sigma, *rest)
+
+    monkeypatch.setattr(_core, "discrete_gaussian", wrapper)
+    AdaSSPRegressor(
+        eps, delta=delta, data_norm=1.0, label_bound=1.0, fit_intercept=False, rng=0
+    ).fit(X, y)
+    monkeypatch.setattr(_core, "discrete_gaussian", inner)
+    assert len(seen) == 3
+    return seen
+
+
+def test_audit_xty_release_on_single_release_neighbours_with_power(monkeypatch):
+    """Worst-case neighbours on which one release carries the whole privacy loss: d = 1, no
+    intercept, every row at +1 or -1 with label 1, and the neighbour flips one row's sign. Then
+    ``X^T X = n`` and ``lambda_min = n`` do not move at all (their releases have the same law on
+    both sides: no privacy loss), while ``X^T y`` moves by 2, its full replace-one sensitivity.
+    So the whole fit's privacy loss on this pair is that of the ``X^T y`` release, which the
+    documented calibration makes ``rho_3``-zCDP with ``rho_3 = 0.45 zcdp_rho_for(eps, delta)``;
+    the audit claims ``(zcdp_to_dp(rho_3, delta), delta)`` (derived here from the formula). The
+    samples are the library's own: the exact sampler called with the integer value and sigma
+    the fit handed it (read by wrapping the sampler). Half that sigma must be caught (FPR 1e-6).
+
+    Why not the whole budget with half the noise on three moving releases: the power of an
+    audit at ``delta = 1e-6`` with 10^6 samples is limited to about half the claimed epsilon's
+    Gaussian shift, and no pair moves all three releases by their full sensitivities together
+    (``X^T X`` is maximal for orthogonal rows, ``X^T y`` for opposite ones: at most 80% of the
+    total squared shift), so a whole-budget audit only catches a quarter of the noise."""
+    from privlearn import _core
+
+    eps, delta, n = 4.0, 1e-6, 50
+    X = np.ones((n, 1))
+    X[::2] = -1.0
+    y = np.ones(n)
+    Xb = X.copy()
+    Xb[0] = -X[0]
+    a = _sampler_inputs(X, y, eps, delta, monkeypatch)
+    b = _sampler_inputs(Xb, y, eps, delta, monkeypatch)
+    # lambda_min and X^T X: the same sampler input on both sides (no privacy loss on this pair)
+    for (va, sa), (vb, sb) in zip(a[:2], b[:2]):
+        assert sa == sb and np.array_equal(va, vb)
+    (va, sa), (vb, sb) = a[2], b[2]
+    assert sa == sb
+    sig, sens = expected_sigmas(eps, delta, n, 1)
+    step, _ = grid(sig[2], sens[2], 1)
+    assert float(sa) == pytest.approx(float(Fraction(sig[2]) / step), rel=1e-12)
+    moved = abs(va.item() - vb.item())  # X^T y moved by 2 (normalised units), on the sampler's grid
+    assert abs(moved - 2 / float(step)) <= 1
+    rho3 = WEIGHTS[2] * zcdp_rho_for(eps, delta)
+    claim = Budget(zcdp_to_dp(ZcdpBudget(rho3), delta).epsilon, delta)
+    means = [va.item(), vb.item()]
+    sigma = sa
+
+    def make(mean, factor):
+        def run(g, size):
+            seed = int(g.integers(2**63))
+            z = _core.discrete_gaussian(np.full(size, mean, dtype=np.int64), sigma * factor, seed)
+            return np.asarray(z, dtype=np.float64)
+
+        return run
+
+    ok = audit(
+        make(means[0], 1.0), make(means[1], 1.0), claimed=claim, n=1_000_000, alpha=1e-6, rng=1
+    )
+    assert ok.passed, ok
+    broken = audit(
+        make(means[0], 0.5), make(means[1], 0.5), claimed=claim, n=1_000_000, alpha=1e-6, rng=2
+    )
+    assert not broken.passed, broken
+
+
 # --------------------------------------------------------------------------------------------
 # Bad input, sklearn, utility
 # --------------------------------------------------------------------------------------------

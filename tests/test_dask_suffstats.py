@@ -112,6 +112,34 @@ def test_numpy_statistics_are_the_exact_sums_rounded_once(intercept):
     assert np.allclose(s.xty, Xc.T @ yc, rtol=1e-12, atol=1e-12)
 
 
+def test_to_float_is_the_exact_value_rounded_once():
+    """The integer-to-float conversion of the exact sums (``ldexp`` of a correctly rounded
+    ``float(int)``, rationals near the subnormal range) equals the rational value rounded once
+    to nearest, ties to even: random integers up to 2^170, halfway cases, and exponents whose
+    results are normal, subnormal and zero."""
+    from privlearn.learners._suffstats import _to_float
+
+    rng = np.random.default_rng(7)
+
+    def reference(t: int, e: int) -> float:
+        return float(Fraction(t) * Fraction(2) ** e)  # int / int true division: rounded once
+
+    cases = []
+    for bits in (1, 20, 53, 54, 55, 60, 108, 170):
+        for _ in range(40):
+            t = int(rng.integers(1, 2**62)) << max(bits - 62, 0)
+            t = (t | 1) % (1 << bits) or 1
+            cases.append(t if rng.random() < 0.7 else -t)
+    # exactly halfway between two floats: 54 significant bits ending in 1 (ties to even)
+    for m in (2**53 + 1, 2**53 + 3, 2**54 - 1):
+        cases += [m, -m, m << 40]
+    for t in cases:
+        for e in (-200, -108, 0, 30, -1000, -1040, -1074 - t.bit_length() // 2, -1130):
+            got, want = _to_float(t, e), reference(t, e)
+            assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want), (t, e)
+    assert _to_float(0, -50) == 0.0
+
+
 def test_clipped_rows_are_exactly_within_the_bound():
     """Rows a few ulps around the bound, in many dimensions: the exact (rational) norm of each
     clipped row is at most data_norm (the margin absorbs the rounding of the norm)."""

@@ -38,7 +38,7 @@ def _classification(seed: int = 0):
 def _needs(table, method):
     """Skip when the delegate of ``method`` is not in this build (an estimator of issue 19
     another change adds)."""
-    source = table[method][0]
+    source = table[method].source
     try:
         fd._load(source)
     except (ImportError, AttributeError):
@@ -57,6 +57,22 @@ def _front(kind, **kw):
     )
 
 
+GAP, F_MIN, F_MAX = 16.0, 0.1, 0.5  # documented plan: exponent gap, measured and largest share
+Q_NORM, Q_LABEL = 0.25, 0.75  # _private_bounds' measured quantiles
+
+
+def expected_plan(eps, n, k):
+    """The private-bound plan written from its documentation (independent of the library):
+    each of the ``k`` shares ``eps_b = f eps / k`` must give ``eps_b m n / 2 >= GAP`` with ``m =
+    min(q, 1 - q)``; the fraction grows up to F_MAX, then the quantiles move to the median."""
+    m = min(Q_NORM, 1 - Q_LABEL) if k == 2 else Q_NORM
+    f = max(F_MIN, 2 * GAP * k / (m * n * eps))
+    if f <= F_MAX:
+        return f, (Q_NORM, Q_LABEL)
+    m = min(0.5, 2 * GAP * k / (F_MAX * eps * n))
+    return F_MAX, (min(max(Q_NORM, m), 1 - m), min(max(Q_LABEL, m), 1 - m))
+
+
 def _ledger(acc):
     return [(e.label, e.budget, e.kind) for e in acc.ledger]
 
@@ -70,12 +86,12 @@ def _ledger(acc):
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
 def test_auto_picks_by_notion(kind, eps):
     est, _, table = _front(kind, epsilon=eps, delta=0.0)
-    assert table[est.resolved_method()][1] == "pure"
+    assert table[est.resolved_method()].notion == "pure"
     est.set_params(delta=1e-6)
     picked = est.resolved_method()
     assert picked in table
     est.set_params(delta=1e-9)
-    assert table[est.resolved_method()][1] in ("pure", "approx")
+    assert table[est.resolved_method()].notion in ("pure", "approx")
 
 
 @pytest.mark.parametrize("kind", ["regression", "classification"])
@@ -109,7 +125,7 @@ def test_approx_method_refused_at_delta_zero():
         (PrivateLinearRegression, fd.REGRESSION_METHODS, {}),
         (PrivateLogisticRegression, fd.CLASSIFICATION_METHODS, {"classes": [0, 1]}),
     ):
-        approx = [k for k, v in table.items() if v[1] == "approx"]
+        approx = [k for k, v in table.items() if v.notion == "approx"]
         for method in approx:
             with pytest.raises(InvalidParameterError) as info:
                 cls(1.0, delta=0.0, method=method, bounds="private", **extra).resolved_method()
@@ -123,8 +139,8 @@ def test_approx_method_refused_at_delta_zero():
 
 def _delegate_of(est, table):
     method = est.resolved_method()
-    source, _, fixed = table[method]
-    return method, fd._load(source), fixed
+    spec = table[method]
+    return method, fd._load(spec.source), spec.fixed
 
 
 @pytest.mark.parametrize("kind", ["regression", "classification"])
@@ -154,12 +170,13 @@ def test_delegation_same_charge_ledger_and_model(kind, delta, private):
         assert entry.kind == "child" and entry.budget == Budget(1.0, delta)
         names = [n for n in ("data_norm", "label_bound") if n in bounds]
         split = front.child_ledger_
-        from privlearn.learners import _private_bounds as pb
-
-        quantile = {"data_norm": pb.NORM_QUANTILE, "label_bound": pb.LABEL_QUANTILE}
+        f, (qx, qy) = expected_plan(1.0, N, len(names))
+        quantile = {"data_norm": qx, "label_bound": qy}
         assert [e.label for e in split[: len(names)]] == [
             f"private {n} ({quantile[n]:g} quantile)" for n in names
         ]
+        for e in split[: len(names)]:
+            assert e.budget.epsilon == pytest.approx(f / len(names), rel=1e-12)
         assert sum(e.budget.epsilon for e in split) <= 1.0 + 1e-12
         assert split[-1].budget.delta == delta
         assert set(front.bounds_) == set(names)
@@ -296,3 +313,78 @@ def test_classification_needs_declared_classes():
     est = PrivateLogisticRegression(1.0, bounds=4.0)
     _needs(fd.CLASSIFICATION_METHODS, est.resolved_method())
     _check_refused(est, X, y, "classes")
+
+
+# --------------------------------------------------------------------------------------------
+# The method tables' static declaration agrees with the classes
+# --------------------------------------------------------------------------------------------
+
+
+def _all_methods():
+    for kind, table in (
+        ("regression", fd.REGRESSION_METHODS),
+        ("classification", fd.CLASSIFICATION_METHODS),
+    ):
+        for name in table:
+            yield pytest.param(kind, name, id=f"{kind}-{name}")
+
+
+@pytest.mark.parametrize("kind, name", list(_all_methods()))
+def test_takes_private_bounds_flag_agrees_with_the_class(kind, name):
+    """``Method.takes_private_bounds`` is True iff the delegate, constructed with "private" for
+    every clipping bound it has, fits a tiny public data set (a class without clipping bounds
+    takes none: flag False)."""
+    table = fd.REGRESSION_METHODS if kind == "regression" else fd.CLASSIFICATION_METHODS
+    spec = table[name]
+    _needs(table, name)
+    cls = fd._load(spec.source)
+    bounds = [b for b in ("data_norm", "label_bound") if fd._accepts(cls, b)]
+    if not bounds:
+        assert spec.takes_private_bounds is False
+        return
+    g = np.random.default_rng(5)
+    n = 300
+    X = g.normal(size=(n, 2))
+    y = X @ np.array([1.0, -1.0]) + 0.1 * g.normal(size=n)
+    kw = dict(spec.fixed, rng=0, **{b: "private" for b in bounds})
+    if fd._accepts(cls, "delta"):
+        kw["delta"] = 1e-6
+    if kind == "classification":
+        kw["classes"] = [0, 1]
+        y = (y > 0).astype(int)
+    try:
+        cls(2.0, **kw).fit(X, y)
+        accepted = True
+    except InvalidParameterError as err:
+        assert err.parameter in bounds, err
+        accepted = False
+    assert spec.takes_private_bounds is accepted
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_front_door_private_bounds_follow_the_plan_at_small_n_epsilon(kind):
+    """A delegate that takes declared bounds only, at a small n epsilon: the front door's own
+    bound releases get the plan's share and median-ward quantiles (documented formula), so no
+    bound lands far outside the data."""
+    method = "boosted_adassp" if kind == "regression" else "objective_perturbation"
+    table = fd.REGRESSION_METHODS if kind == "regression" else fd.CLASSIFICATION_METHODS
+    _needs(table, method)
+    if table[method].takes_private_bounds:
+        pytest.skip(f"{method} takes private bounds itself")
+    from replay import Tap
+
+    est, (X, y), _ = _front(kind, epsilon=0.3, delta=1e-6, method=method, bounds="private")
+    k = 2 if kind == "regression" else 1
+    f, (qx, qy) = expected_plan(0.3, N, k)
+    acc = Accountant(Budget(10.0, 1e-3))
+    with Tap() as tap:
+        est.set_params(accountant=acc, rng=1).fit(X, y)
+    calls = [c for c in tap.calls if c.name == "exponential"][:k]
+    assert len(calls) == k
+    for c in calls:
+        assert c.epsilon == pytest.approx(0.3 * f / k, rel=1e-12)
+    labels = [e.label for e in est.child_ledger_[:k]]
+    assert labels[0] == f"private data_norm ({qx:g} quantile)"
+    if k == 2:
+        assert labels[1] == f"private label_bound ({qy:g} quantile)"
+    assert 0.5 < est.bounds_["data_norm"] < 10.0  # the data's norms are about 1.7

@@ -67,7 +67,7 @@ def _cases() -> List[Any]:
         ("classification", fd.CLASSIFICATION_METHODS),
     ):
         methods = [("auto", 0.0), ("auto", 1e-6)]
-        methods += [(m, 0.0 if v[1] == "pure" else 1e-6) for m, v in table.items()]
+        methods += [(m, 0.0 if v.notion == "pure" else 1e-6) for m, v in table.items()]
         for method, delta in methods:
             for bounds in ("declared", "private"):
                 cases.append(
@@ -109,7 +109,7 @@ def test_replay_front_door(kind, method, delta, bounds):
     )
     resolved = front.resolved_method()
     try:
-        fd._load(table[resolved][0])
+        fd._load(table[resolved].source)
     except (ImportError, AttributeError):
         pytest.skip(f"delegate of {resolved} not available")
     if resolved == "tukey_em" and bounds == "private":

@@ -474,8 +474,22 @@ def _raise_non_finite(bad_x: int, bad_y: int) -> None:
         raise InvalidParameterError("y: contains NaN or infinity (values must be finite)", "y")
 
 
+#: ``|t| 2^exponent`` at least ``2^_NORMAL_FLOOR`` is a normal float64 (with a margin).
+_NORMAL_FLOOR = -1020
+
+
 def _to_float(t: int, exponent: int) -> float:
-    """``t 2^exponent`` rounded once to the nearest float64."""
+    """``t 2^exponent`` rounded once to the nearest float64 (ties to even).
+
+    ``float(t)`` of a Python integer is correctly rounded to 53 bits (CPython rounds integer to
+    float half to even), and scaling by a power of two is exact while the result is a normal
+    float, so ``ldexp(float(t), exponent)`` is the single rounding of the exact value. Results
+    that could be subnormal (bounds near the ``2^-900`` floor) would round twice: they go
+    through exact rationals instead. Overflow is excluded by the caller's check."""
+    if t == 0:
+        return 0.0
+    if t.bit_length() - 1 + exponent >= _NORMAL_FLOOR:
+        return math.ldexp(float(t), exponent)
     return float(Fraction(t) * Fraction(2) ** exponent)
 
 

@@ -155,6 +155,7 @@ from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
+from ._private_bounds import bounds_plan  # the plan lives with the mechanism's constants
 
 __all__ = ["AdaSSPRegressor", "AdaSSPStatistics", "adassp_calibration", "bounds_plan"]
 
@@ -171,11 +172,6 @@ GRID_MARGIN = 2.0**-16
 #: (module docstring); the eigenvalue's is ``EIG_SLACK * p * n``.
 FLOAT_SLACK = 2.0**-50
 EIG_SLACK = 2.0**-44
-#: The default plan of the private bounds (:func:`bounds_plan`): the smallest gap, in the
-#: exponential mechanism's exponent, between the quantile and a grid point outside the data,
-#: and the largest share of ``epsilon`` the plan gives to the bounds.
-BOUNDS_SCORE_GAP = 16.0
-BOUNDS_FRACTION_MAX = 0.5
 #: Default failure probability of the shift and the ridge (Wang's choice).
 DEFAULT_RHO = 0.05
 
@@ -372,37 +368,6 @@ def _check_quantiles(value: object) -> Optional[Tuple[float, float]]:
         raise InvalidParameterError(
             str(err).replace("quantile:", "bounds_quantile:", 1), "bounds_quantile"
         ) from None
-
-
-def bounds_plan(epsilon: float, n: int, private: List[str]) -> Tuple[float, Tuple[float, float]]:
-    """The default share of ``epsilon`` for the private bounds and their quantiles, from the
-    public ``epsilon``, ``n`` and which bounds are private (never from the data).
-
-    The exponential mechanism over the grid gives every point outside the data the utility
-    ``-m n`` with ``m = min(q, 1 - q)`` (:mod:`._private_bounds`, "Known weaknesses"), against
-    about 0 at the quantile; a share ``eps_b`` makes such a point ``exp(-eps_b m n / 2)`` times
-    less likely. The plan keeps that exponent at least :data:`BOUNDS_SCORE_GAP` for each bound:
-    it starts from the measured defaults (:data:`._private_bounds.BOUNDS_FRACTION`,
-    ``NORM_QUANTILE``, ``LABEL_QUANTILE``), raises the fraction up to
-    :data:`BOUNDS_FRACTION_MAX` when ``n epsilon`` is small, and if that is not enough moves the
-    quantiles towards the median (which raises ``m`` up to 1/2). Returns
-    ``(fraction, (row-norm quantile, label quantile))``."""
-    from ._private_bounds import BOUNDS_FRACTION, LABEL_QUANTILE, NORM_QUANTILE
-
-    k = max(len(private), 1)
-    qs = (NORM_QUANTILE, LABEL_QUANTILE)
-    m = min(
-        min(q, 1.0 - q)
-        for q, name in zip(qs, ("data_norm", "label_bound"))
-        if name in private or not private
-    )
-    need = 2.0 * BOUNDS_SCORE_GAP / n  # eps_b * m must be at least this
-    f = max(BOUNDS_FRACTION, k * need / (m * epsilon))
-    if f <= BOUNDS_FRACTION_MAX:
-        return f, qs
-    f = BOUNDS_FRACTION_MAX
-    m_new = min(0.5, need * k / (f * epsilon))
-    return f, tuple(min(max(q, m_new), 1.0 - m_new) for q in qs)  # type: ignore[return-value]
 
 
 def _lambda_min(A: np.ndarray) -> float:
@@ -611,14 +576,29 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         private: List[str],
         fraction: Optional[float],
         quantile: Optional[Tuple[float, float]],
+        noise: str = "gaussian",
     ) -> Tuple[Tuple[float, ...], float, Tuple[float, float]]:
         """``(bound shares, statistics epsilon, quantiles)`` from public values only: the
-        declared ``fraction``/``quantile`` where given, else :func:`bounds_plan`."""
-        from ._private_bounds import split_epsilon
+        declared ``fraction``/``quantile`` where given, else
+        :func:`~privlearn.learners._private_bounds.bounds_plan` for the variant's quantiles
+        (``noise="laplace"``: ``PURE_NORM_QUANTILE`` / ``PURE_LABEL_QUANTILE``); with declared
+        quantiles and no declared fraction, the plan's fraction for those quantiles."""
+        from ._private_bounds import (
+            LABEL_QUANTILE,
+            NORM_QUANTILE,
+            PURE_LABEL_QUANTILE,
+            PURE_NORM_QUANTILE,
+            split_epsilon,
+        )
 
         if not private:
             return (), eps, (0.5, 0.5)
-        plan_f, plan_q = bounds_plan(eps, n, private)
+        wanted = (
+            (PURE_NORM_QUANTILE, PURE_LABEL_QUANTILE)
+            if noise == "laplace"
+            else (NORM_QUANTILE, LABEL_QUANTILE)
+        )
+        plan_f, plan_q = bounds_plan(eps, n, private, quantile or wanted)
         f = plan_f if fraction is None else fraction
         q = plan_q if quantile is None else quantile
         shares, rest = split_epsilon(eps, f, len(private))
@@ -654,7 +634,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         ]
         Xv, yv = validate_regression_data(self, X, y)
         n, d = int(Xv.shape[0]), int(Xv.shape[1])
-        shares, eps_s, quantile = self._budgets(eps, n, private, fraction, quantile)
+        shares, eps_s, quantile = self._budgets(eps, n, private, fraction, quantile, noise)
         p = d + 1 if fit_intercept else d
         cal = adassp_calibration(eps_s, delta, n, p, noise=noise)
         _check_grid_range(cal, n)

@@ -11,10 +11,12 @@ present: the measured winner was the same at every ``n`` and ``d`` of the experi
 choice leaks nothing and the delegate's guarantee is the front door's.
 
 **Bounds.** ``bounds="private"`` passes ``"private"`` for every clipping bound of the delegate
-(``data_norm`` and, for regression, ``label_bound``): the delegate spends a declared share of the
-budget (``bounds_fraction``, default :data:`~._private_bounds.BOUNDS_FRACTION`) on private
-quantiles of the row norms and labels (:mod:`._private_bounds`) and the rest on the fit; the split
-is part of its guarantee and shows in the accountant's ledger. A declared ``bounds`` (a pair
+(``data_norm`` and, for regression, ``label_bound``) when its :class:`Method` declares
+``takes_private_bounds``; otherwise the front door releases them itself
+(:meth:`_FrontDoor._fit_private_bounds`). Either way a share of the budget (``bounds_fraction``,
+or by default :func:`~._private_bounds.bounds_plan`'s share for the public ``epsilon`` and ``n``)
+goes to private quantiles of the row norms and labels (:mod:`._private_bounds`) and the rest to
+the fit; the split is part of the guarantee and shows in the accountant's ledger. A declared ``bounds`` (a pair
 ``(data_norm, label_bound)`` for regression, a number ``data_norm`` for classification) clips to
 the given values and spends the whole budget on the fit.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -43,13 +46,13 @@ from ._base import (
     check_is_fitted,
 )
 
-__all__ = ["PrivateLinearRegression", "PrivateLogisticRegression"]
+__all__ = ["Method", "PrivateLinearRegression", "PrivateLogisticRegression"]
 
 PRIVATE = "private"
 
 
 # --------------------------------------------------------------------------------------------
-# Delegates: method name -> (module:class, pure?, builder of the delegate's parameters)
+# Delegates: method name -> Method (class, notion, fixed parameters, private-bound support)
 # --------------------------------------------------------------------------------------------
 
 
@@ -60,28 +63,54 @@ def _load(source: str) -> Any:
     return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
-#: Regression methods: name -> (delegate class, privacy notion, fixed parameters).
-#: The notion is "pure" (epsilon-DP, runs with any delta) or "approx" (needs delta > 0).
-REGRESSION_METHODS: Dict[str, Tuple[str, str, Dict[str, Any]]] = {
-    "adassp": ("adassp:AdaSSPRegressor", "approx", {"noise": "gaussian"}),
-    "adassp_laplace": ("adassp:AdaSSPRegressor", "pure", {"noise": "laplace"}),
-    "boosted_adassp": ("boosted_adassp:BoostedAdaSSPRegressor", "approx", {}),
-    "tukey_em": ("tukey:TukeyEMRegressor", "approx", {}),
+@dataclass(frozen=True)
+class Method:
+    """One delegate of a front door, declared statically (nothing is probed at run time).
+
+    Attributes
+    ----------
+    source : str
+        ``"module:Class"`` of the delegate, inside :mod:`privlearn.learners`.
+    notion : str
+        ``"pure"`` (epsilon-DP, runs with any delta) or ``"approx"`` (needs ``delta > 0``).
+    fixed : dict
+        Parameters always passed to the delegate.
+    takes_private_bounds : bool
+        Whether the delegate accepts ``"private"`` for its clipping bounds itself (then
+        ``bounds="private"`` is handed on); otherwise the front door releases the bounds
+        (:meth:`_FrontDoor._fit_private_bounds`). The tests pin that this flag agrees with the
+        class.
+    """
+
+    source: str
+    notion: str
+    fixed: Dict[str, Any] = field(default_factory=dict)
+    takes_private_bounds: bool = False
+
+
+#: Regression methods by name.
+REGRESSION_METHODS: Dict[str, Method] = {
+    "adassp": Method("adassp:AdaSSPRegressor", "approx", {"noise": "gaussian"}, True),
+    "adassp_laplace": Method("adassp:AdaSSPRegressor", "pure", {"noise": "laplace"}, True),
+    "boosted_adassp": Method("boosted_adassp:BoostedAdaSSPRegressor", "approx", {}, False),
+    "tukey_em": Method("tukey:TukeyEMRegressor", "approx", {}, False),  # takes no bounds
 }
 
-#: Classification methods, as :data:`REGRESSION_METHODS`.
-CLASSIFICATION_METHODS: Dict[str, Tuple[str, str, Dict[str, Any]]] = {
-    "dp_gd": ("logistic:DPGradientDescentClassifier", "approx", {}),
-    "objective_perturbation": ("logistic:ObjectivePerturbationLogistic", "approx", {}),
-    "objective_perturbation_pure": (
+#: Classification methods by name.
+CLASSIFICATION_METHODS: Dict[str, Method] = {
+    "dp_gd": Method("logistic:DPGradientDescentClassifier", "approx", {}, True),
+    "objective_perturbation": Method("logistic:ObjectivePerturbationLogistic", "approx", {}, False),
+    "objective_perturbation_pure": Method(
         "objective_perturbation:ObjectivePerturbationClassifier",
         "pure",
         {"loss": "logistic", "alpha": "auto"},
+        False,
     ),
-    "output_perturbation": (
+    "output_perturbation": Method(
         "output_perturbation:OutputPerturbationClassifier",
         "pure",
         {"loss": "logistic", "alpha": "auto"},
+        False,
     ),
 }
 
@@ -109,7 +138,7 @@ def _check_bounds_fraction(value: object) -> Optional[float]:
 
 def _resolve(
     est: Any,
-    table: Dict[str, Tuple[str, str, Dict[str, Any]]],
+    table: Dict[str, Method],
     auto: Callable[[float, float], str],
 ) -> Tuple[str, float, float]:
     """``(method, epsilon, delta)`` from the estimator's public parameters; raises
@@ -119,11 +148,11 @@ def _resolve(
     method = check_choice(est.method, "method", ("auto", *table))
     if method == "auto":
         method = auto(epsilon, delta)
-    elif table[method][1] == "approx" and delta == 0.0:
+    elif table[method].notion == "approx" and delta == 0.0:
         raise InvalidParameterError(
             f"method: {method!r} is (epsilon, delta)-DP and needs delta > 0; with delta = 0 "
             f"use a pure method ("
-            + ", ".join(repr(k) for k, v in table.items() if v[1] == "pure")
+            + ", ".join(repr(k) for k, v in table.items() if v.notion == "pure")
             + ") or 'auto'",
             "method",
         )
@@ -166,42 +195,11 @@ def _copy_fitted(est: Any, delegate: Any) -> None:
     est.estimator_ = delegate
 
 
-_PRIVATE_SUPPORT: Dict[Tuple[type, Tuple[str, ...]], bool] = {}
-
-
-def _accepts_private(delegate: Any, names: Tuple[str, ...]) -> bool:
-    """Whether the delegate's class takes ``"private"`` for the bounds ``names`` itself.
-
-    Decided without the user's data: a copy (no accountant, seeded) is fitted once on a small
-    public synthetic data set; a refusal of the ``"private"`` value (an
-    :class:`~privlearn.errors.InvalidParameterError` naming the bound) means it does not. The
-    answer is cached per class."""
-    key = (type(delegate), names)
-    if key not in _PRIVATE_SUPPORT:
-        from sklearn.base import clone
-
-        g = np.random.default_rng(19)
-        X = g.normal(size=(200, 2))
-        y = X @ np.array([1.0, -1.0]) + 0.1 * g.normal(size=200)
-        probe = clone(delegate).set_params(accountant=None, rng=19, epsilon=1.0)
-        classes = getattr(delegate, "classes", None)
-        if classes is not None:
-            c = np.sort(np.asarray(classes))
-            y = np.where(y > 0, c[1], c[0])
-        try:
-            probe.fit(X, y)
-            ok = True
-        except InvalidParameterError as err:
-            ok = err.parameter not in names
-        _PRIVATE_SUPPORT[key] = ok
-    return _PRIVATE_SUPPORT[key]
-
-
 class _FrontDoor:
     """Delegation shared by the two front doors (a mixin: placed before
     PrivateEstimatorMixin, the sklearn mixin and BaseEstimator)."""
 
-    _methods: Dict[str, Tuple[str, str, Dict[str, Any]]] = {}
+    _methods: Dict[str, Method] = {}
     epsilon: Any
     delta: Any
     method: Any
@@ -223,9 +221,9 @@ class _FrontDoor:
         boolean(self.fit_intercept, "fit_intercept")
         _check_bounds_fraction(self.bounds_fraction)
         bounds = self._bounds()
-        source, _, fixed = self._methods[method]
-        cls = _load(source)
-        return _delegate(self, cls, fixed, epsilon, delta, bounds), method
+        spec = self._methods[method]
+        cls = _load(spec.source)
+        return _delegate(self, cls, spec.fixed, epsilon, delta, bounds), method
 
     def resolved_method(self) -> str:
         """The method ``fit`` delegates to, from the parameters only (``method`` itself, or
@@ -251,8 +249,8 @@ class _FrontDoor:
         from ..accounting import Budget
 
         check_integer(n_samples, "n_samples", 1)
-        delegate, _ = self._configured()
-        if self._needs_own_bounds(delegate):
+        delegate, method = self._configured()
+        if self._needs_own_bounds(delegate, method):
             return Budget(delegate.epsilon, getattr(delegate, "delta", 0.0) or 0.0)
         return delegate.privacy_guarantee(n_samples)
 
@@ -270,7 +268,7 @@ class _FrontDoor:
         self
         """
         delegate, method = self._configured()
-        if self._needs_own_bounds(delegate):
+        if self._needs_own_bounds(delegate, method):
             self._fit_private_bounds(delegate, X, y)
         else:
             delegate.fit(X, y)
@@ -278,25 +276,27 @@ class _FrontDoor:
         self.method_ = method
         return self
 
-    def _needs_own_bounds(self, delegate: Any) -> bool:
+    def _needs_own_bounds(self, delegate: Any, method: str) -> bool:
         """Whether ``bounds="private"`` must be handled here: the delegate was handed
-        ``"private"`` for a bound but does not accept it (decided from its parameters alone)."""
+        ``"private"`` for a bound and its :class:`Method` declares that it does not take it."""
         params = delegate.get_params()
-        names = tuple(
-            n
+        private = any(
+            isinstance(params.get(n), str) and params[n] == PRIVATE
             for n in ("data_norm", "label_bound")
-            if isinstance(params.get(n), str) and params[n] == PRIVATE
         )
-        return bool(names) and not _accepts_private(delegate, names)
+        return private and not self._methods[method].takes_private_bounds
 
     def _fit_private_bounds(self, delegate: Any, X: Any, y: Any) -> None:
         r"""Private bounds for a delegate that takes declared bounds only.
 
-        The data are validated first (a bad input raises before any charge). Then
-        ``bounds_fraction`` of ``epsilon`` (default
-        :data:`~._private_bounds.BOUNDS_FRACTION`) is split evenly between the private
-        ``NORM_QUANTILE`` of the row norms and (regression) the ``LABEL_QUANTILE`` of
-        ``|y|``, each released by :func:`~._private_bounds.private_quantile_bound`
+        The data are validated first (a bad input raises before any charge). Then a share of
+        ``epsilon`` (``bounds_fraction``, or by default the fraction of
+        :func:`~._private_bounds.bounds_plan` for the public ``epsilon``, ``n`` and private
+        bounds: :data:`~._private_bounds.BOUNDS_FRACTION`, raised up to one half when ``n
+        epsilon`` is small) is split evenly between the private quantile of the row norms and
+        (regression) that of ``|y|`` (the plan's quantiles: ``NORM_QUANTILE`` and
+        ``LABEL_QUANTILE``, moved towards the median when ``n epsilon`` is small; a declared
+        ``bounds_fraction`` keeps them), each released by :func:`~._private_bounds.private_quantile_bound`
         (``epsilon_b``-DP, bounded range, replace-one sensitivity 1), and the delegate is fitted
         with the released values as declared bounds and the rest of ``epsilon`` at ``delta``.
         Clipping to a released value is post-processing, so by basic composition the whole
@@ -309,9 +309,9 @@ class _FrontDoor:
         from ..random import as_generator
         from ._base import validate_Xy
         from ._private_bounds import (
-            BOUNDS_FRACTION,
             LABEL_QUANTILE,
             NORM_QUANTILE,
+            bounds_plan,
             private_quantile_bound,
             split_epsilon,
         )
@@ -329,7 +329,10 @@ class _FrontDoor:
             from ._base import binary_targets
 
             binary_targets(declared_classes(self), yv)  # labels in the declared domain
-        fraction = BOUNDS_FRACTION if self.bounds_fraction is None else self.bounds_fraction
+        if self.bounds_fraction is None:  # public: epsilon, n and which bounds are private
+            fraction, quantiles = bounds_plan(epsilon, int(Xv.shape[0]), names)
+        else:
+            fraction, quantiles = self.bounds_fraction, (NORM_QUANTILE, LABEL_QUANTILE)
         shares, rest = split_epsilon(epsilon, fraction, parts=len(names))
         gen = as_generator(self.rng)
         parent = self.accountant
@@ -337,8 +340,8 @@ class _FrontDoor:
         if parent is not None:
             acc = parent.child(Budget(epsilon, delta), type(self).__name__ + " (private bounds)")
         values = {
-            "data_norm": (np.sqrt(np.einsum("ij,ij->i", Xv, Xv)), NORM_QUANTILE),
-            "label_bound": (None if classifier else np.abs(yv), LABEL_QUANTILE),
+            "data_norm": (np.sqrt(np.einsum("ij,ij->i", Xv, Xv)), quantiles[0]),
+            "label_bound": (None if classifier else np.abs(yv), quantiles[1]),
         }
         released: Dict[str, float] = {}
         for name, share in zip(names, shares):
