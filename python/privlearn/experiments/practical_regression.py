@@ -187,7 +187,8 @@ class Method:
     """One row family of the tables.
 
     ``notion`` is ``"none"`` (not private), ``"pure"`` (epsilon-DP), ``"approx"`` ((epsilon,
-    1e-6)-DP); ``source`` names the module (and class) it needs, imported lazily."""
+    1e-6)-DP); ``source`` names the privlearn class it runs (``module:Class`` of
+    :mod:`privlearn.learners`, for the reader)."""
 
     key: str
     label: str
@@ -335,29 +336,17 @@ def methods_for(task: str) -> Tuple[Method, ...]:
     return REGRESSION_METHODS if task == "regression" else CLASSIFICATION_METHODS
 
 
-def _learner_class(source: str) -> Any:
-    module, name = source.split(":")
-    return getattr(importlib.import_module(f"privlearn.learners.{module}"), name)
-
-
 def unavailable(method: Method) -> Optional[str]:
-    """``None`` if ``method`` can run here, else the reason (a missing module or peer)."""
+    """``None`` if ``method`` can run here, else the reason (a peer that is not installed, or
+    that does not import with the installed scikit-learn). privlearn's own methods always run:
+    an error in one of them is an error of the experiment, never a skipped row."""
+    module = {"diffprivlib": "diffprivlib.models", "opendp": "opendp.extras.sklearn.linear_model"}
+    if not method.peer:
+        return None
     try:
-        if method.source:
-            cls = _learner_class(method.source)
-            if method.source.startswith("front_doors:"):  # the delegate must be there too
-                delta = 0.0 if method.notion == "pure" else DELTA
-                chosen = cls(1.0, delta=delta).resolved_method()
-                _learner_class(cls._methods[chosen][0])
-        elif method.peer == "diffprivlib":
-            importlib.import_module("diffprivlib.models")
-        elif method.peer == "opendp":
-            importlib.import_module("opendp.extras.sklearn.linear_model")
-    except Exception as err:  # noqa: BLE001  (any import failure means: skip this method)
-        what = method.source or method.peer
-        return (
-            f"{what} is not available here ({type(err).__name__}: {str(err).splitlines()[0][:160]})"
-        )
+        importlib.import_module(module[method.peer])
+    except ImportError as err:
+        return f"{method.peer} is not available here ({str(err).splitlines()[0][:160]})"
     return None
 
 
@@ -416,12 +405,19 @@ def fit_method(
     ``gen``; ``bounds`` is the declared pair of a hand-picked cell. Returns an object with
     ``predict``."""
     from ..learners import (
+        AdaSSPRegressor,
+        BoostedAdaSSPRegressor,
+        DPGradientDescentClassifier,
         FunctionalMechanismRegressor,
         ObjectivePerturbationClassifier,
+        ObjectivePerturbationLogistic,
         ObjectivePerturbationRegressor,
         OutputPerturbationClassifier,
         OutputPerturbationRegressor,
+        PrivateLinearRegression,
+        PrivateLogisticRegression,
         PrivateTuning,
+        TukeyEMRegressor,
     )
     from ..learners.tuning import PAPER_LAMBDA_GRID, PAPER_RADII
 
@@ -451,17 +447,13 @@ def fit_method(
         if key == "obj":
             return ObjectivePerturbationRegressor(eps, alpha="auto", **reg, rng=gen).fit(X, y)
         if key == "adassp":
-            cls = _learner_class("adassp:AdaSSPRegressor")
-            return cls(eps, delta=DELTA, noise="gaussian", **reg, rng=gen).fit(X, y)
+            return AdaSSPRegressor(eps, delta=DELTA, noise="gaussian", **reg, rng=gen).fit(X, y)
         if key == "adassp_laplace":
-            cls = _learner_class("adassp:AdaSSPRegressor")
-            return cls(eps, delta=0.0, noise="laplace", **reg, rng=gen).fit(X, y)
+            return AdaSSPRegressor(eps, delta=0.0, noise="laplace", **reg, rng=gen).fit(X, y)
         if key == "boosted_adassp":
-            cls = _learner_class("boosted_adassp:BoostedAdaSSPRegressor")
-            return cls(eps, delta=DELTA, **reg, rng=gen).fit(X, y)
+            return BoostedAdaSSPRegressor(eps, delta=DELTA, **reg, rng=gen).fit(X, y)
         if key == "tukey_em":
-            cls = _learner_class("tukey:TukeyEMRegressor")
-            return cls(eps, delta=DELTA, fit_intercept=icpt, rng=gen).fit(X, y)
+            return TukeyEMRegressor(eps, delta=DELTA, fit_intercept=icpt, rng=gen).fit(X, y)
         if key == "diffprivlib":
             from diffprivlib.models import LinearRegression as DplLinear
 
@@ -489,11 +481,9 @@ def fit_method(
         if key == "obj_clf":
             return ObjectivePerturbationClassifier(eps, alpha="auto", **clf, rng=gen).fit(X, y)
         if key == "dpgd":
-            cls = _learner_class("logistic:DPGradientDescentClassifier")
-            return cls(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
+            return DPGradientDescentClassifier(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
         if key == "rkw":
-            cls = _learner_class("logistic:ObjectivePerturbationLogistic")
-            return cls(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
+            return ObjectivePerturbationLogistic(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
         if key == "diffprivlib":
             from diffprivlib.models import LogisticRegression as DplLogistic
 
@@ -502,13 +492,8 @@ def fit_method(
             )
             return model.fit(X, y)
     if key.startswith("front") or key == HANDPICKED.key:
-        cls = _learner_class(
-            "front_doors:"
-            + (
-                "PrivateLinearRegression"
-                if spec.task == "regression"
-                else "PrivateLogisticRegression"
-            )
+        cls: Any = (
+            PrivateLinearRegression if spec.task == "regression" else PrivateLogisticRegression
         )
         delta = 0.0 if key.startswith("front_pure") else DELTA
         if key == HANDPICKED.key:
