@@ -422,3 +422,181 @@ def test_dpgd_private_bound_fit_quality():
     est = DPGradientDescentClassifier(2.0, 1e-6, data_norm="private", classes=[0, 1], rng=3)
     assert est.fit(X, y).score(X, y) > 0.8
     assert 0.1 < est.data_norm_ < 2.0 * B
+
+
+# --------------------------------------------------------------------------------------------
+# DP-GD with center="private": private mean, private centred bound, steps; one charge
+# --------------------------------------------------------------------------------------------
+
+
+def _brute_force_mean_sensitivity(X, C0):
+    """max ||mean(D) - mean(D')|| over replace-one neighbours of ``X`` (rows clipped to C0)
+    whose replaced row is an extreme point (+-C0 e_j) or a data row."""
+
+    def clipped(A):
+        return A * np.minimum(1.0, C0 / np.maximum(np.linalg.norm(A, axis=1), 1e-300))[:, None]
+
+    base = clipped(X)
+    cands = [C0 * s * e for e in np.eye(X.shape[1]) for s in (1.0, -1.0)] + list(base)
+    m0 = base.mean(axis=0)
+    worst = 0.0
+    for i in range(len(X)):
+        for r in cands:
+            D2 = base.copy()
+            D2[i] = r
+            worst = max(worst, float(np.linalg.norm(clipped(D2).mean(axis=0) - m0)))
+    # and both rows replaced by opposite extremes (the pair that attains 2 C0 / n)
+    D1, D2 = base.copy(), base.copy()
+    D1[0], D2[0] = C0 * np.eye(X.shape[1])[0], -C0 * np.eye(X.shape[1])[0]
+    return max(worst, float(np.linalg.norm(D1.mean(axis=0) - D2.mean(axis=0))))
+
+
+@pytest.mark.parametrize("eps, steps, d", [(1.0, 5, 2), (3.0, 2, 3)])
+def test_dpgd_center_calibration(eps, steps, d, monkeypatch):
+    """The mean gets 0.2 of rho with the replace-one sensitivity 2 C0 / n (brute-forced here
+    over neighbour pairs); then the exponential mechanism gets 0.1 epsilon on the centred norms
+    (grid 2^(k/8) in [C0/64, 2 C0]); the steps get rho - rho_mean - epsilon_b^2/8; one charge;
+    the first gradient is the one of the centred rows clipped to the released bound."""
+    from fractions import Fraction
+
+    n = 50
+    X, y = _data(n=n, d=d, seed=5)
+    X = X + 0.8  # rows off-centre (norms up to B + 0.8 sqrt(d)): some are clipped to C0 = B
+    dim = d + 1
+    delta = 1e-6
+    acc = Accountant(Budget(100.0, 1e-3))
+    inputs = _Inputs(monkeypatch)
+    with Tap() as tap:
+        est = DPGradientDescentClassifier(
+            eps,
+            delta,
+            data_norm=B,
+            center="private",
+            max_iter=steps,
+            classes=[0, 1],
+            accountant=acc,
+            rng=6,
+        ).fit(X, y)
+    rho = zcdp_rho_for(eps, delta)
+    sens = _brute_force_mean_sensitivity(X, B)
+    assert sens <= 2.0 * B / n * (1 + 1e-12) and sens == pytest.approx(2.0 * B / n)
+    gauss = [c for c in tap.calls if c.name == "discrete_gaussian"]
+    (exp_call,) = [c for c in tap.calls if c.name == "exponential"]
+    assert tap.calls[0] is gauss[0] and tap.calls[1] is exp_call  # mean, bound, then steps
+    assert len(gauss) == 1 + steps
+    # the mean: grid step 2^floor(log2(min(sens, sigma) 2^-20 / sqrt(d))), sigma > sens here
+    step_m = 2.0 ** math.floor(math.log2(sens * 2.0**-20 / math.sqrt(d)))
+    units_m = math.ceil(sens / step_m) + math.ceil(math.sqrt(d))
+    rho_m = 0.2 * rho
+    assert gauss[0].params["sigma"] == pytest.approx(units_m / math.sqrt(2.0 * rho_m), rel=1e-9)
+    assert gauss[0].params["shape"] == (d,)
+    Xc = X * np.minimum(1.0, B / np.linalg.norm(X, axis=1))[:, None]
+    assert np.allclose(inputs.calls[0][0] * step_m, Xc.mean(axis=0), atol=step_m, rtol=0)
+    mu = inputs.calls[0][2] * step_m
+    assert np.allclose(est.center_, mu, rtol=1e-15, atol=0)
+    # the bound: 0.1 epsilon, public grid in [B/64, 2B]
+    eps_b = _float_down(Fraction(eps) * Fraction(0.1))
+    assert exp_call.epsilon == eps_b
+    k = 8 * math.log2(est.data_norm_)
+    assert k == pytest.approx(round(k), abs=1e-9)
+    assert B / 64 <= est.data_norm_ <= 2 * B
+    # the steps
+    step = 2.0 ** math.floor(math.log2(2.0 * 2.0**-20 / math.sqrt(dim)))
+    units = math.ceil(2.0 / step) + math.ceil(math.sqrt(dim))
+    rho_mean_charged = units_m**2 / (2.0 * gauss[0].params["sigma"] ** 2)
+    rho_rest = rho - rho_mean_charged - eps_b**2 / 8.0
+    expected = units / math.sqrt(2.0 * rho_rest / steps)
+    for c in gauss[1:]:
+        assert c.params["sigma"] == pytest.approx(expected, rel=1e-9)
+        assert c.params["sigma"] >= expected * (1 - 1e-12)
+    C = est.data_norm_
+    Z = Xc - mu
+    Z = Z * np.minimum(1.0, C / np.linalg.norm(Z, axis=1))[:, None]
+    Xn = np.hstack([Z, np.full((n, 1), C)]) / (C * math.sqrt(2.0))
+    g0 = Xn.T @ (-np.where(y == 1, 1.0, -1.0) * 0.5)
+    assert np.allclose(inputs.calls[1][0] * step, g0, atol=4 * step, rtol=0)
+    # the model acts on x - mu
+    coef_c = est.coef_[0]
+    b_c = est.intercept_[0] + coef_c @ mu
+    assert np.allclose(est.decision_function(X), (X - mu) @ coef_c + b_c)
+    (entry,) = acc.ledger
+    assert entry.budget == Budget(eps, delta)
+    total = entry.event.to_zcdp().rho
+    assert total <= rho * (1 + 1e-12) and total == pytest.approx(rho, rel=1e-6)
+    assert zcdp_to_dp(entry.event.to_zcdp(), delta).epsilon <= eps
+
+
+def test_dpgd_center_mean_audit():
+    """The mean release on its worst-case pair (one row +C0 vs -C0, n = 1, d = 1: the means
+    differ by exactly the sensitivity 2 C0 / n) with the sigma the sampler received passes the
+    mean's own share (0.2 rho, converted by CKS20); half the noise is caught."""
+    from privlearn.accounting._event import PrivacyEvent
+
+    eps, delta, C0 = 5.0, 1e-6, 1.0
+    with Tap() as tap:
+        DPGradientDescentClassifier(
+            eps, delta, data_norm=C0, center="private", max_iter=1, classes=[-1, 1], rng=1
+        ).fit(np.ones((1, 1)), np.array([1]))
+    sigma_units = [c for c in tap.calls if c.name == "discrete_gaussian"][0].params["sigma"]
+    step = 2.0 ** math.floor(math.log2(2.0 * C0 * 2.0**-20))
+    claim = zcdp_to_dp(PrivacyEvent.zcdp(0.2 * zcdp_rho_for(eps, delta)).to_zcdp(), delta)
+
+    def run(mean, factor):
+        def f(g, size):
+            ints = np.full(size, int(round(mean / step)), dtype=np.int64)
+            return _core.discrete_gaussian(ints, factor * sigma_units, _seed(g)) * step
+
+        return f
+
+    claimed = (claim.epsilon, delta)
+    ok = audit(run(C0, 1.0), run(-C0, 1.0), claimed=claimed, n=1_000_000, alpha=ALPHA, rng=5)
+    assert ok.passed, ok
+    bad = audit(run(C0, 0.5), run(-C0, 0.5), claimed=claimed, n=1_000_000, alpha=ALPHA, rng=6)
+    assert not bad.passed, bad
+
+
+@pytest.mark.parametrize(
+    "kwargs, X_bad, param",
+    [
+        (dict(center="bogus"), None, "center"),
+        (dict(center=True), None, "center"),
+        (dict(center="private", data_norm="private"), None, "data_norm"),
+        (dict(center="private", data_norm=None), None, "data_norm"),
+        (dict(center="private"), "nan", "X"),
+        (dict(center="private"), "shape", "y"),
+        (dict(center="private", delta=1.0), None, "delta"),
+    ],
+)
+def test_dpgd_center_bad_input_charges_nothing(kwargs, X_bad, param):
+    X, y = _data()
+    if X_bad == "nan":
+        X = X.copy()
+        X[0, 0] = np.nan
+    elif X_bad == "shape":
+        y = y[:-1]
+    acc = Accountant(Budget(10.0, 1e-3))
+    args = dict(delta=1e-6, data_norm=B, classes=[0, 1], accountant=acc, rng=0)
+    args.update(kwargs)
+    with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+        DPGradientDescentClassifier(1.0, **args).fit(X, y)
+    assert err.value.parameter == param
+    assert acc.spent == Budget(0.0, 0.0) and not acc.ledger and not tap.calls
+
+
+def test_dpgd_center_all_or_nothing_and_quality():
+    from privlearn.errors import BudgetExceededError
+
+    X, y = _data(n=2000, d=2, seed=9)
+    X = X + 1.5  # far off-centre: the declared bound must cover the offset
+    acc = Accountant(Budget(0.5, 1e-3))
+    with Tap() as tap, pytest.raises(BudgetExceededError):
+        DPGradientDescentClassifier(
+            1.0, 1e-6, data_norm=5.0, center="private", classes=[0, 1], accountant=acc, rng=0
+        ).fit(X, y)
+    assert not tap.calls and not acc.ledger
+    est = DPGradientDescentClassifier(
+        2.0, 1e-6, data_norm=5.0, center="private", classes=[0, 1], rng=3
+    ).fit(X, y)
+    assert est.score(X, y) > 0.8
+    assert np.linalg.norm(est.center_ - X.mean(axis=0)) < 0.5
+    assert est.data_norm_ < 5.0

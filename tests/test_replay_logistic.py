@@ -7,6 +7,8 @@
   control flow, charge, shapes and the sampler calls (same sigma and shapes) are compared.
   With ``data_norm="private"`` the exponential mechanism's scores move by at most its
   sensitivity and, while the released bound is the same on both sides, so do the steps.
+  With ``center="private"`` the released mean (rows clipped to ``B``, same noise on both sides)
+  moves by at most ``2 B / n``.
 * Objective perturbation: the noise ``b`` is the same on both sides with the same seed, the two
   objectives differ by one loss term (gradient difference at most ``2L = 2``) and are
   ``lam``-strongly convex, so the minimisers differ by at most ``2L / lam``; AMP's solver
@@ -81,6 +83,22 @@ ENTRIES = [
             1.0, 1e-6, data_norm="private", max_iter=5, classes=[0, 1], accountant=acc, rng=s
         ).fit(*d),
         pairs,
+    ),
+    Entry(
+        "DPGradientDescentClassifier private centring",
+        lambda d, acc, s: DPGradientDescentClassifier(
+            1.0,
+            1e-6,
+            data_norm=B,
+            center="private",
+            max_iter=3,
+            classes=[0, 1],
+            accountant=acc,
+            rng=s,
+        ).fit(*d),
+        pairs,
+        sensitivity=2.0 * B / N,
+        release=lambda est: np.asarray(est.center_),
     ),
     Entry(
         "ObjectivePerturbationLogistic",
