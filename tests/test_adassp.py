@@ -731,3 +731,34 @@ def test_private_bounds_small_n_epsilon_never_explode(noise):
             0.1, noise=noise, data_norm="private", label_bound="private", rng=seed
         ).fit(X[:n], y[:n])
         assert np.mean((m.predict(X[n:]) - y[n:]) ** 2) < base
+
+
+@pytest.mark.parametrize(
+    "private, n, eps, refused",
+    [
+        (("data_norm", "label_bound"), 354, 0.2, True),  # n eps = 70.8 < 8 * 2 * 8 = 128
+        (("data_norm", "label_bound"), 400, 0.32, False),  # 128: the documented threshold
+        (("data_norm", "label_bound"), 400, 0.3, True),  # 120
+        (("data_norm",), 400, 0.16, False),  # 64 for one bound
+        (("data_norm",), 400, 0.15, True),  # 60
+    ],
+)
+def test_private_bounds_refused_when_n_epsilon_is_too_small(private, n, eps, refused):
+    """Documented: at the plan's limits (share 1/2, quantiles at the median) the gap of each of
+    the k bounds is (eps / (2k)) (1/2) n / 2 = n eps / (8k); below 8 "private" is refused with
+    nothing drawn or charged; n and epsilon are public, so the refusal reveals nothing."""
+    bounds = {name: "private" for name in private}
+    bounds.setdefault("label_bound", 1.0)
+    acct = Accountant(Budget(10.0, 1e-3))
+    g = np.random.default_rng(1)
+    X = g.normal(size=(n, 3))
+    est = AdaSSPRegressor(eps, **bounds, accountant=acct, rng=0)
+    if refused:
+        with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+            est.fit(X, X @ np.ones(3) * 0.3)
+        assert err.value.parameter == private[0]
+        assert "n * epsilon" in str(err.value)
+        assert acct.spent.epsilon == 0.0 and not tap.calls
+    else:
+        est.fit(X, X @ np.ones(3) * 0.3)
+        assert acct.spent.epsilon > 0.0

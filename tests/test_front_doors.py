@@ -373,16 +373,16 @@ def test_front_door_private_bounds_follow_the_plan_at_small_n_epsilon(kind):
         pytest.skip(f"{method} takes private bounds itself")
     from replay import Tap
 
-    est, (X, y), _ = _front(kind, epsilon=0.3, delta=1e-6, method=method, bounds="private")
+    est, (X, y), _ = _front(kind, epsilon=0.35, delta=1e-6, method=method, bounds="private")
     k = 2 if kind == "regression" else 1
-    f, (qx, qy) = expected_plan(0.3, N, k)
+    f, (qx, qy) = expected_plan(0.35, N, k)
     acc = Accountant(Budget(10.0, 1e-3))
     with Tap() as tap:
         est.set_params(accountant=acc, rng=1).fit(X, y)
     calls = [c for c in tap.calls if c.name == "exponential"][:k]
     assert len(calls) == k
     for c in calls:
-        assert c.epsilon == pytest.approx(0.3 * f / k, rel=1e-12)
+        assert c.epsilon == pytest.approx(0.35 * f / k, rel=1e-12)
     labels = [e.label for e in est.child_ledger_[:k]]
     assert labels[0] == f"private data_norm ({qx:g} quantile)"
     if k == 2:
