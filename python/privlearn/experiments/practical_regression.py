@@ -284,6 +284,20 @@ CLASSIFICATION_METHODS: Tuple[Method, ...] = (
         "logistic:DPGradientDescentClassifier",
     ),
     Method(
+        "dpgd_private",
+        "DP gradient descent, private data_norm",
+        "classification",
+        "approx",
+        "logistic:DPGradientDescentClassifier",
+    ),
+    Method(
+        "dpgd_center",
+        "DP gradient descent, private centring (50 averaged steps)",
+        "classification",
+        "approx",
+        "logistic:DPGradientDescentClassifier",
+    ),
+    Method(
         "rkw",
         "Objective perturbation (Redberg, Koskela and Wang)",
         "classification",
@@ -482,6 +496,20 @@ def fit_method(
             return ObjectivePerturbationClassifier(eps, alpha="auto", **clf, rng=gen).fit(X, y)
         if key == "dpgd":
             return DPGradientDescentClassifier(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
+        if key == "dpgd_private":
+            params = dict(clf, data_norm="private")
+            return DPGradientDescentClassifier(eps, delta=DELTA, **params, rng=gen).fit(X, y)
+        if key == "dpgd_center":
+            return DPGradientDescentClassifier(
+                eps,
+                delta=DELTA,
+                center="private",
+                max_iter=50,
+                learning_rate=8.0,
+                average=True,
+                **clf,
+                rng=gen,
+            ).fit(X, y)
         if key == "rkw":
             return ObjectivePerturbationLogistic(eps, delta=DELTA, **clf, rng=gen).fit(X, y)
         if key == "diffprivlib":
