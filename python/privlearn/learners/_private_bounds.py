@@ -122,7 +122,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 
@@ -136,6 +136,8 @@ if TYPE_CHECKING:
     from ..random import RngLike
 
 __all__: list = []
+
+T = TypeVar("T")
 
 #: The string that asks for a privately chosen bound.
 PRIVATE = "private"
@@ -353,6 +355,161 @@ def bounds_plan(
     m_new = min(0.5, k * need / (f * eps))
     lo, hi = m_new, 1.0 - m_new
     return f, (min(max(qs[0], lo), hi), min(max(qs[1], lo), hi))
+
+
+# --------------------------------------------------------------------------------------------
+# For learners: options, plan, release and the two-entry charge (shared by AdaSSP and Boosted
+# AdaSSP, which take ``data_norm="private"`` / ``label_bound="private"`` the same way)
+# --------------------------------------------------------------------------------------------
+
+
+def check_bounds_options(
+    fraction: object, quantile: object
+) -> Tuple[Optional[float], Optional[Tuple[float, float]]]:
+    """A learner's ``bounds_fraction`` (``None`` or in (0, 1)) and ``bounds_quantile``
+    (``None``, one quantile for both bounds, or a pair ``(row-norm quantile, label quantile)``,
+    each in (0, 1)), checked before any data are read. ``None`` means: the public plan of
+    :func:`bounds_plan`."""
+    f = (
+        None
+        if fraction is None
+        else check_real(fraction, "bounds_fraction", 0.0, 1.0, lo_open=True, hi_open=True)
+    )
+    if quantile is None:
+        return f, None
+    pair = tuple(quantile) if isinstance(quantile, (tuple, list)) else (quantile, quantile)
+    try:
+        if len(pair) != 2:
+            raise InvalidParameterError("quantile: a pair must have two entries", "quantile")
+        return f, (check_quantile(pair[0]), check_quantile(pair[1]))
+    except InvalidParameterError as err:
+        raise InvalidParameterError(
+            str(err).replace("quantile:", "bounds_quantile:", 1), "bounds_quantile"
+        ) from None
+
+
+def plan_shares(
+    epsilon: float,
+    n: int,
+    private: Sequence[str],
+    fraction: Optional[float],
+    quantile: Optional[Tuple[float, float]],
+    wanted: Tuple[float, float] = (NORM_QUANTILE, LABEL_QUANTILE),
+) -> Tuple[Tuple[float, ...], float, Tuple[float, float]]:
+    """``(bound shares, rest of epsilon, quantiles)`` from public values only: the declared
+    ``fraction`` / ``quantile`` where given, else :func:`bounds_plan` for the ``wanted``
+    quantiles (with declared quantiles and no declared fraction: the plan's fraction for those
+    quantiles); the shares are :func:`split_epsilon`'s. No private bound: ``((), epsilon, (0.5,
+    0.5))``. Raises :class:`~privlearn.errors.InvalidParameterError` where :func:`bounds_plan`
+    refuses (``n epsilon`` too small): ``n`` and ``epsilon`` are public."""
+    if not private:
+        return (), epsilon, (0.5, 0.5)
+    plan_f, plan_q = bounds_plan(epsilon, n, private, quantile or wanted)
+    f = plan_f if fraction is None else fraction
+    q = plan_q if quantile is None else quantile
+    shares, rest = split_epsilon(epsilon, f, len(private))
+    return shares, rest, q
+
+
+@overload
+def release_bounds(
+    X: Any,
+    y: Any,
+    data_norm: Union[float, str],
+    label_bound: Union[float, str],
+    shares: Tuple[float, ...],
+    quantile: Tuple[float, float],
+    rng: Any,
+    grid: Optional[np.ndarray] = None,
+) -> Tuple[float, float]: ...
+
+
+@overload
+def release_bounds(
+    X: Any,
+    y: Any,
+    data_norm: Union[float, str],
+    label_bound: Union[None, float, str],
+    shares: Tuple[float, ...],
+    quantile: Tuple[float, float],
+    rng: Any,
+    grid: Optional[np.ndarray] = None,
+) -> Tuple[float, Optional[float]]: ...
+
+
+def release_bounds(
+    X: Any,
+    y: Any,
+    data_norm: Union[float, str],
+    label_bound: Union[None, float, str],
+    shares: Tuple[float, ...],
+    quantile: Tuple[float, float],
+    rng: Any,
+    grid: Optional[np.ndarray] = None,
+) -> Tuple[float, Optional[float]]:
+    """``(data_norm, label_bound)``: each declared value as given (``None`` stays ``None``), each
+    ``"private"`` one released by :func:`private_quantile_from_counts` (row norms of ``X`` at
+    ``quantile[0]``, ``|y|`` at ``quantile[1]``) with the next of ``shares`` (in that order),
+    from one :func:`~._suffstats.norm_counts` pass over numpy or Dask input. Nothing is charged:
+    the caller charges ``PrivacyEvent.bounded_range(s)`` for each share (see
+    :func:`charge_with_bounds`)."""
+    from ._suffstats import norm_counts
+
+    if not shares:
+        return float(data_norm), None if label_bound is None else float(label_bound)
+    g = DEFAULT_GRID if grid is None else grid
+    gx = g if data_norm == PRIVATE else None
+    gy = g if label_bound == PRIVATE else None
+    counts = norm_counts(X, y, grid_x=gx, grid_y=gy)
+    n = int(X.shape[0])
+    out: list = []
+    i = 0
+    for value, c, q in ((data_norm, counts.x, quantile[0]), (label_bound, counts.y, quantile[1])):
+        if value == PRIVATE:
+            bound, _ = private_quantile_from_counts(
+                c, n, quantile=q, epsilon=shares[i], rng=rng, grid=g
+            )
+            i += 1
+            out.append(bound)
+        else:
+            out.append(None if value is None else float(value))
+    return out[0], out[1]
+
+
+def charge_with_bounds(
+    accountant: Any, shares: Tuple[float, ...], event: Any, label: str, body: Callable[[], T]
+) -> T:
+    """Run ``body`` (which reads the data, releases the private bounds and then the learner's
+    statistics) charging, only if it returns, the bounds' bounded-range events as one ledger
+    entry ``"<label>: private bounds"`` and ``event`` as another, ``"<label>: statistics"``
+    (no share: ``event`` alone, labelled ``label``). Both are reserved before ``body`` runs
+    (nested :meth:`~privlearn.accounting.Accountant.transaction`), so a spend that does not fit
+    raises before anything is read, and either both are charged or neither. A
+    :class:`~._solvers.SolverError` (raised after the data were read) is charged like a release
+    and then re-raised, as :func:`._base.charged` does."""
+    from ..accounting._event import PrivacyEvent
+    from ._solvers import SolverError
+
+    if accountant is None:
+        return body()
+
+    def guarded() -> Tuple[Optional[T], Optional[SolverError]]:
+        try:
+            return body(), None
+        except SolverError as err:
+            return None, err
+
+    if shares:
+        bounds_event = PrivacyEvent.composed([PrivacyEvent.bounded_range(s) for s in shares])
+        with accountant.transaction(bounds_event, f"{label}: private bounds"):
+            with accountant.transaction(event, f"{label}: statistics"):
+                out, failure = guarded()
+    else:
+        with accountant.transaction(event, label):
+            out, failure = guarded()
+    if failure is not None:
+        raise failure
+    return out  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------

@@ -352,24 +352,6 @@ def _check_grid_range(cal: _Calibration, n: int) -> None:
             )
 
 
-def _check_quantiles(value: object) -> Optional[Tuple[float, float]]:
-    """``bounds_quantile``: ``None`` (the public plan of :func:`bounds_plan`), one quantile for
-    both bounds, or a pair ``(row-norm quantile, label quantile)``; each in (0, 1)."""
-    from ._private_bounds import check_quantile
-
-    if value is None:
-        return None
-    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    try:
-        if len(pair) != 2:
-            raise InvalidParameterError("quantile: a pair must have two entries", "quantile")
-        return check_quantile(pair[0]), check_quantile(pair[1])
-    except InvalidParameterError as err:
-        raise InvalidParameterError(
-            str(err).replace("quantile:", "bounds_quantile:", 1), "bounds_quantile"
-        ) from None
-
-
 def _lambda_min(A: np.ndarray) -> float:
     try:
         return max(float(np.linalg.eigvalsh(A)[0]), 0.0)
@@ -529,7 +511,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
     ) -> Tuple[
         float, float, str, Any, Any, bool, float, Optional[float], Optional[Tuple[float, float]]
     ]:
-        from ._private_bounds import bound_or_private
+        from ._private_bounds import bound_or_private, check_bounds_options
 
         eps = check_epsilon(self.epsilon, exact=True)
         noise = check_choice(self.noise, "noise", NOISES)
@@ -541,14 +523,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         label_bound = bound_or_private(self.label_bound, "label_bound")
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
         rho = check_real(self.rho, "rho", 0.0, 1.0, lo_open=True, hi_open=True)
-        fraction = (
-            None
-            if self.bounds_fraction is None
-            else check_real(
-                self.bounds_fraction, "bounds_fraction", 0.0, 1.0, lo_open=True, hi_open=True
-            )
-        )
-        quantile = _check_quantiles(self.bounds_quantile)
+        fraction, quantile = check_bounds_options(self.bounds_fraction, self.bounds_quantile)
         check_accountant(self.accountant)
         return eps, delta, noise, data_norm, label_bound, fit_intercept, rho, fraction, quantile
 
@@ -578,31 +553,24 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         quantile: Optional[Tuple[float, float]],
         noise: str = "gaussian",
     ) -> Tuple[Tuple[float, ...], float, Tuple[float, float]]:
-        """``(bound shares, statistics epsilon, quantiles)`` from public values only: the
-        declared ``fraction``/``quantile`` where given, else
-        :func:`~privlearn.learners._private_bounds.bounds_plan` for the variant's quantiles
-        (``noise="laplace"``: ``PURE_NORM_QUANTILE`` / ``PURE_LABEL_QUANTILE``); with declared
-        quantiles and no declared fraction, the plan's fraction for those quantiles."""
+        """``(bound shares, statistics epsilon, quantiles)`` from public values only
+        (:func:`~privlearn.learners._private_bounds.plan_shares`: declared ``fraction`` /
+        ``quantile`` where given, else :func:`bounds_plan` for the variant's quantiles;
+        ``noise="laplace"``: ``PURE_NORM_QUANTILE`` / ``PURE_LABEL_QUANTILE``)."""
         from ._private_bounds import (
             LABEL_QUANTILE,
             NORM_QUANTILE,
             PURE_LABEL_QUANTILE,
             PURE_NORM_QUANTILE,
-            split_epsilon,
+            plan_shares,
         )
 
-        if not private:
-            return (), eps, (0.5, 0.5)
         wanted = (
             (PURE_NORM_QUANTILE, PURE_LABEL_QUANTILE)
             if noise == "laplace"
             else (NORM_QUANTILE, LABEL_QUANTILE)
         )
-        plan_f, plan_q = bounds_plan(eps, n, private, quantile or wanted)
-        f = plan_f if fraction is None else fraction
-        q = plan_q if quantile is None else quantile
-        shares, rest = split_epsilon(eps, f, len(private))
-        return shares, rest, q
+        return plan_shares(eps, n, private, fraction, quantile, wanted)
 
     # -- fit --------------------------------------------------------------------------------------
 
@@ -618,9 +586,8 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         BudgetExceededError
             If the accountant cannot pay; nothing is read or drawn.
         """
-        from ..accounting._event import PrivacyEvent
         from ..random import as_generator
-        from ._private_bounds import DEFAULT_GRID, PRIVATE
+        from ._private_bounds import PRIVATE, charge_with_bounds, release_bounds
         from ._suffstats import validate_regression_data
 
         (eps, delta, noise, data_norm, label_bound, fit_intercept, rho, fraction, quantile) = (
@@ -640,26 +607,13 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         _check_grid_range(cal, n)
 
         def body() -> Tuple[AdaSSPStatistics, float, float]:
-            bounds = self._private_bounds(
-                Xv, yv, data_norm, label_bound, shares, quantile, gen, DEFAULT_GRID
-            )
-            bx, by = bounds
+            bx, by = release_bounds(Xv, yv, data_norm, label_bound, shares, quantile, gen)
             stats, events = self._statistics(cal, Xv, yv, bx, by, fit_intercept, n, gen)
             if list(events) != list(cal.parts):  # pragma: no cover - the grid rule is public
                 raise AssertionError("AdaSSP: the released events differ from the calibration")
             return stats, bx, by
 
-        acct = self.accountant
-        if acct is None:
-            stats, bx, by = body()
-        elif shares:
-            bounds_event = PrivacyEvent.composed([PrivacyEvent.bounded_range(s) for s in shares])
-            with acct.transaction(bounds_event, f"{LABEL}: private bounds"):
-                with acct.transaction(cal.event, f"{LABEL}: statistics"):
-                    stats, bx, by = body()
-        else:
-            with acct.transaction(cal.event, LABEL):
-                stats, bx, by = body()
+        stats, bx, by = charge_with_bounds(self.accountant, shares, cal.event, LABEL, body)
 
         theta, ridge, lam_t = _solve_released(cal, stats, rho)
         x_scale = bx * math.sqrt(2.0) if fit_intercept else bx
@@ -677,41 +631,6 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         self.data_norm_ = bx
         self.label_bound_ = by
         return self
-
-    def _private_bounds(
-        self,
-        X: Any,
-        y: Any,
-        data_norm: Any,
-        label_bound: Any,
-        shares: Tuple[float, ...],
-        quantile: Tuple[float, float],
-        gen: Any,
-        grid: np.ndarray,
-    ) -> Tuple[float, float]:
-        """The declared bounds, or the private quantiles (one ``norm_counts`` pass)."""
-        from ._private_bounds import PRIVATE, private_quantile_from_counts
-        from ._suffstats import norm_counts
-
-        if not shares:
-            return float(data_norm), float(label_bound)
-        counts = norm_counts(X, y, grid_x=grid, grid_y=grid)  # checks finiteness of both
-        n = int(X.shape[0])
-        out = []
-        i = 0
-        for value, c, q in (
-            (data_norm, counts.x, quantile[0]),
-            (label_bound, counts.y, quantile[1]),
-        ):
-            if value == PRIVATE:
-                bound, _ = private_quantile_from_counts(
-                    c, n, quantile=q, epsilon=shares[i], rng=gen, grid=grid
-                )
-                i += 1
-                out.append(bound)
-            else:
-                out.append(float(value))
-        return out[0], out[1]
 
     @staticmethod
     def _statistics(
