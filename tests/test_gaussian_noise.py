@@ -121,3 +121,17 @@ def test_zcdp_rho_for_bad_input() -> None:
         with pytest.raises(InvalidParameterError) as err:
             zcdp_rho_for(eps, delta)
         assert err.value.parameter == param
+
+
+@pytest.mark.parametrize("sens, rho, dim", [(1.0, 0.5, 1), (2.0, 0.01, 14), (0.3, 3.0, 120)])
+def test_sigma_for_rho_and_event(sens: float, rho: float, dim: int) -> None:
+    from privlearn.mechanisms import gaussian_noise_event, gaussian_noise_sigma
+
+    sigma = gaussian_noise_sigma(sens, rho, dim)
+    step, units = _grid(sigma, sens, dim)  # the grid rule, recomputed here
+    achieved = Fraction(units) ** 2 / (2 * (Fraction(sigma) / step) ** 2)
+    assert achieved <= Fraction(rho)  # never above the target (safe side)
+    assert achieved >= Fraction(rho) * (1 - Fraction(1, 10**12))  # and essentially equal
+    event = gaussian_noise_event(sigma, sens, dim)
+    _, drawn = gaussian_noise(np.zeros(dim) if dim > 1 else 0.0, sigma, sens, rng=0)
+    assert event == drawn

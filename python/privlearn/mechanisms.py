@@ -135,6 +135,8 @@ __all__ = [
     "gaussian",
     "gaussian_sigma",
     "gaussian_noise",
+    "gaussian_noise_event",
+    "gaussian_noise_sigma",
     "discrete_laplace",
     "discrete_gaussian",
     "randomized_response",
@@ -434,6 +436,36 @@ def _noise_grid(sigma: float, sensitivity: float, dim: int) -> "tuple[float, int
     return step, math.ceil(sensitivity / step) + root_up
 
 
+def gaussian_noise_event(sigma: float, sensitivity: float, dim: int = 1) -> "PrivacyEvent":
+    """The native event :func:`gaussian_noise` returns for a release of ``dim`` coordinates with
+    these parameters (its grid rule), known before anything is drawn: the discrete Gaussian of
+    parameter ``sigma / 2^k`` on an integer query of L2 sensitivity ``ceil(Δ/2^k) +
+    ceil(sqrt(dim))`` (replace-one)."""
+    step, units = _noise_grid(sigma, sensitivity, dim)
+    return _event().discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
+
+
+def gaussian_noise_sigma(sensitivity: float, rho: float, dim: int = 1) -> float:
+    """The ``sigma`` for which :func:`gaussian_noise`'s release of L2 ``sensitivity`` in ``dim``
+    coordinates is ``rho``-zCDP on its grid (``Δ_u² / (2 (σ/2^k)²) <= ρ``, CKS20 Theorem 4):
+    ``σ = Δ_u 2^k / sqrt(2ρ)`` with the grid of that ``σ`` (a fixed point, found in a few
+    steps), rounded up to the next double until the inequality holds in exact rationals. Its
+    event is :func:`gaussian_noise_event`."""
+    import math
+    from fractions import Fraction
+
+    step, units = _noise_grid(sensitivity / math.sqrt(2.0 * rho), sensitivity, dim)
+    for _ in range(64):
+        sigma = units / math.sqrt(2.0 * rho) * step
+        while Fraction(units) ** 2 * Fraction(step) ** 2 > 2 * Fraction(rho) * Fraction(sigma) ** 2:
+            sigma = math.nextafter(sigma, math.inf)
+        grid = _noise_grid(sigma, sensitivity, dim)
+        if grid == (step, units):
+            return sigma
+        step, units = grid  # pragma: no cover - only when sigma is below the sensitivity
+    raise AssertionError("Gaussian calibration did not converge")  # pragma: no cover
+
+
 def gaussian_noise(
     value: "ArrayLike", sigma: float, sensitivity: float, *, rng: "RngLike" = None
 ) -> "tuple[Union[float, np.ndarray], PrivacyEvent]":
@@ -501,7 +533,7 @@ def gaussian_noise(
     sigma_units = s / step
     ints = np.rint(scaled).astype(np.int64)
     noisy = np.asarray(_core.discrete_gaussian(ints, sigma_units, rng), dtype=np.float64) * step
-    event = _event().discrete_gaussian(sigma_units, sensitivity=units, dim=dim)
+    event = gaussian_noise_event(s, delta_l2, dim)
     if v.ndim == 0:
         return float(noisy), event
     return noisy.reshape(v.shape), event

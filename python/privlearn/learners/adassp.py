@@ -153,6 +153,7 @@ from .. import _core
 from .._validate import check_choice, check_delta, check_epsilon, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
+from ..mechanisms import gaussian_noise_event
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
 from ._private_bounds import bounds_plan  # the plan lives with the mechanism's constants
@@ -255,16 +256,6 @@ def _split_down(total: float, weights: Tuple[float, ...]) -> Tuple[float, ...]:
     return tuple(out)
 
 
-def _gaussian_event(sigma: float, sensitivity: float, dim: int) -> Any:
-    """The event :func:`privlearn.mechanisms.gaussian_noise` returns for these parameters (its
-    grid rule), known before anything is drawn."""
-    from ..accounting._event import PrivacyEvent
-    from ..mechanisms import _noise_grid
-
-    step, units = _noise_grid(sigma, sensitivity, dim)
-    return PrivacyEvent.discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
-
-
 @lru_cache(maxsize=256)
 def adassp_calibration(
     epsilon: float, delta: float, n: int, p: int, *, noise: str = "gaussian"
@@ -287,7 +278,7 @@ def adassp_calibration(
         for _ in range(8):
             shares = _split_down(rho, GAUSSIAN_WEIGHTS)
             scales = tuple(s / math.sqrt(2.0 * r) * margin for s, r in zip(sens, shares))
-            parts = tuple(_gaussian_event(s, d, m) for s, d, m in zip(scales, sens, dims))
+            parts = tuple(gaussian_noise_event(s, d, m) for s, d, m in zip(scales, sens, dims))
             budget = Budget(epsilon, delta)
             event = PrivacyEvent.composed(parts, budget=budget)
             if event.to_zcdp().rho <= rho:

@@ -107,21 +107,14 @@ def _center_arg(value: object) -> bool:
     raise InvalidParameterError(f"center: must be None or 'private'; got {value!r}", "center")
 
 
-def gaussian_for_rho(sensitivity: float, rho: float, dim: int) -> Tuple[float, Any]:
-    """``(sigma, event)``: the ``sigma`` for :func:`privlearn.mechanisms.gaussian_noise` whose
-    release of L2 ``sensitivity`` in ``dim`` coordinates is ``rho``-zCDP on the noise grid
-    (``units^2 / (2 (sigma/step)^2) = rho``, CKS20 Theorem 4), and that release's event."""
-    from ..accounting._event import PrivacyEvent
-    from ..mechanisms import _noise_grid
+def _gaussian_for_rho(sensitivity: float, rho: float, dim: int) -> Tuple[float, Any]:
+    """``(sigma, event)`` of a ``rho``-zCDP :func:`privlearn.mechanisms.gaussian_noise` release
+    (:func:`~privlearn.mechanisms.gaussian_noise_sigma`,
+    :func:`~privlearn.mechanisms.gaussian_noise_event`)."""
+    from ..mechanisms import gaussian_noise_event, gaussian_noise_sigma
 
-    step, units = _noise_grid(sensitivity / math.sqrt(2.0 * rho), sensitivity, dim)
-    for _ in range(64):
-        sigma = units / math.sqrt(2.0 * rho) * step
-        grid = _noise_grid(sigma, sensitivity, dim)
-        if grid == (step, units):
-            return sigma, PrivacyEvent.discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
-        step, units = grid  # pragma: no cover - only when sigma is below the sensitivity
-    raise AssertionError("Gaussian calibration did not converge")  # pragma: no cover
+    sigma = gaussian_noise_sigma(sensitivity, rho, dim)
+    return sigma, gaussian_noise_event(sigma, sensitivity, dim)
 
 
 def center_grid(data_norm: float) -> np.ndarray:
@@ -421,7 +414,7 @@ class DPGradientDescentClassifier(_PrivateLogistic):
             from ..accounting._calibrate import zcdp_rho_for
 
             mean_sens = 2.0 * float(declared) / n
-            mean_sigma, mean_event = gaussian_for_rho(
+            mean_sigma, mean_event = _gaussian_for_rho(
                 mean_sens, CENTER_FRACTION * zcdp_rho_for(eps, delta), int(Xv.shape[1])
             )
             prior = PrivacyEvent.composed([mean_event, PrivacyEvent.bounded_range(eps_bound)])
