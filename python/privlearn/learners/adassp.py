@@ -215,15 +215,24 @@ class _Calibration:
     parts: Tuple[Any, ...]  # the per-release events
 
 
+@lru_cache(maxsize=64)
+def _triu(p: int, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``numpy.triu_indices(p, k)``, cached (read-only arrays)."""
+    rows, cols = np.triu_indices(p, k)
+    rows.flags.writeable = False
+    cols.flags.writeable = False
+    return rows, cols
+
+
 def _vec(M: np.ndarray) -> np.ndarray:
     """Frobenius-isometric coordinates of a symmetric matrix: diagonal, then ``sqrt(2) M_ij``
     for ``i < j`` (row-major)."""
-    iu = np.triu_indices(M.shape[0], 1)
+    iu = _triu(M.shape[0], 1)
     return np.concatenate([np.diag(M), math.sqrt(2.0) * M[iu]])
 
 
 def _unvec(v: np.ndarray, p: int) -> np.ndarray:
-    iu = np.triu_indices(p, 1)
+    iu = _triu(p, 1)
     M = np.diag(np.asarray(v[:p], dtype=np.float64))
     M[iu] = v[p:] / math.sqrt(2.0)
     M[(iu[1], iu[0])] = M[iu]
@@ -232,11 +241,11 @@ def _unvec(v: np.ndarray, p: int) -> np.ndarray:
 
 def _upper(M: np.ndarray) -> np.ndarray:
     """The upper triangle including the diagonal, each entry once (row-major)."""
-    return M[np.triu_indices(M.shape[0])]
+    return M[_triu(M.shape[0], 0)]
 
 
 def _from_upper(v: np.ndarray, p: int) -> np.ndarray:
-    iu = np.triu_indices(p)
+    iu = _triu(p, 0)
     M = np.zeros((p, p))
     M[iu] = v
     return M + np.triu(M, 1).T
