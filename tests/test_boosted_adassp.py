@@ -4,6 +4,7 @@ sensitivities brute-forced over neighbour pairs, the composed charge proved, bad
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -65,10 +66,17 @@ def _tapped(T=4, intercept=True, seed=0):
 
 @pytest.mark.parametrize("intercept", [True, False])
 def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
+    """The releases are made in normalised units (statistics divided by ``B^2``, ``B^2`` and
+    ``B C_g``, documented), where the sensitivities are those of ``B = C_g = 1``: the sampler
+    sees the sigmas of the rho split for ``B = C_g = 1``; ``noise_`` reports them in the data's
+    units (the rho split for the declared bounds)."""
     T = 4
-    _, calls = _tapped(T, intercept)
+    m, calls = _tapped(T, intercept)
     assert len(calls) == T + 2
-    want = _expected_sigmas(EPS, DELTA, 1.5, 0.7, T, intercept)
+    want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, T, False)
+    absolute = _expected_sigmas(EPS, DELTA, 1.5, 0.7, T, intercept)
+    for name in absolute:
+        assert m.noise_["sigma_" + name] == pytest.approx(absolute[name] * (1 + 2.0**-16))
     # gaussian_noise hands the sampler sigma / step in grid units (step: a power of two).
     from privlearn.mechanisms import (
         _noise_grid,
@@ -76,8 +84,7 @@ def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
 
     names = ["hessian", "lambda"] + ["gradient"] * T
     p = 4 if intercept else 3
-    B = 1.5 * math.sqrt(2) if intercept else 1.5
-    sens = {"hessian": math.sqrt(2) * B * B, "lambda": B * B, "gradient": 2 * B * 0.7}
+    sens = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
     dims = {"hessian": p * (p + 1) // 2, "lambda": 1, "gradient": p}
     for call, name in zip(calls, names):
         s_want = want[name]
@@ -126,20 +133,20 @@ def test_replace_one_sensitivities_brute_force():
 
 
 def test_noise_goodness_of_fit_with_power_check():
-    """The Hessian release's noise (value computed in the test: the clipped rows' X^T X as
-    (M_ii; sqrt(2) M_ij)), pooled over seeds, is N(0, sigma^2) with the sigma derived in the
-    test (KS, p >= 1e-6), and half that sigma is refused (power)."""
+    """The Hessian release's noise (value computed in the test: the clipped rows' X^T X / B^2 as
+    (M_ii; sqrt(2) M_ij), normalised units), pooled over seeds, is N(0, sigma^2) with the sigma
+    derived in the test (KS, p >= 1e-6), and half that sigma is refused (power)."""
     from privlearn.mechanisms import _noise_grid
 
     X, y = _data()
     Xc = X / np.maximum(1.0, np.linalg.norm(X, axis=1) / 1.5)[:, None]
     Xc = np.hstack([Xc, np.full((len(X), 1), 1.5)])
-    A = Xc.T @ Xc
+    B = 1.5 * math.sqrt(2)
+    A = Xc.T @ Xc / (B * B)
     iu = np.triu_indices(4, 1)
     v = np.concatenate([np.diag(A), math.sqrt(2) * A[iu]])
-    B = 1.5 * math.sqrt(2)
-    s_want = _expected_sigmas(EPS, DELTA, 1.5, 0.7, 1, True)["hessian"]
-    step, _ = _noise_grid(s_want * (1 + 2.0**-16), math.sqrt(2) * B * B, v.size)
+    s_want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, 1, False)["hessian"]
+    step, _ = _noise_grid(s_want * (1 + 2.0**-16), math.sqrt(2), v.size)
     z = []
     for seed in range(150):
         _, calls = _tapped(1, True, seed)
@@ -157,7 +164,20 @@ def test_noise_goodness_of_fit_with_power_check():
         (dict(delta=0.0, data_norm=1.0, gradient_clip=1.0), "delta"),
         (dict(delta=1.0, data_norm=1.0, gradient_clip=1.0), "delta"),
         (dict(delta=DELTA, data_norm=None, gradient_clip=1.0), "data_norm"),
-        (dict(delta=DELTA, data_norm="private", gradient_clip=1.0), "data_norm"),
+        (dict(delta=DELTA, data_norm="privately", gradient_clip=1.0), "data_norm"),
+        (dict(delta=DELTA, data_norm=1.0, label_bound="auto"), "label_bound"),
+        (
+            dict(delta=DELTA, data_norm="private", gradient_clip=1.0, bounds_fraction=1.0),
+            "bounds_fraction",
+        ),
+        (
+            dict(delta=DELTA, data_norm="private", gradient_clip=1.0, bounds_quantile=(0.5,)),
+            "bounds_quantile",
+        ),
+        (
+            dict(delta=DELTA, data_norm="private", gradient_clip=1.0, bounds_quantile=0.0),
+            "bounds_quantile",
+        ),
         (dict(delta=DELTA, data_norm=1.0), "gradient_clip"),
         (dict(delta=DELTA, data_norm=1.0, gradient_clip=-1.0), "gradient_clip"),
         (dict(delta=DELTA, data_norm=1.0, gradient_clip=1.0, n_rounds=0), "n_rounds"),
@@ -208,3 +228,149 @@ def test_utility_on_synthetic_data():
     m = BoostedAdaSSPRegressor(1.0, DELTA, data_norm=1.2, gradient_clip=1.0, rng=2).fit(X, y)
     mse = np.mean((m.predict(X) - y) ** 2)
     assert mse < 0.09 * 1.2 + 0.01 and np.abs(m.coef_ - beta).max() < 0.2
+
+
+# --------------------------------------------------------------------------------------------
+# Private bounds (data_norm="private" / label_bound="private"), as AdaSSP takes them
+# --------------------------------------------------------------------------------------------
+
+GAP, F_MIN, F_MAX = 16.0, 0.1, 0.5  # documented plan: exponent gap, measured share, largest share
+Q_NORM, Q_LABEL = 0.25, 0.75  # the measured quantiles of learners._private_bounds
+LABEL = "BoostedAdaSSPRegressor"
+
+
+def expected_plan(eps, n, k):
+    """The plan written from its documentation: each of the ``k`` shares ``eps_b = f eps / k``
+    must give ``eps_b m n / 2 >= GAP`` with ``m = min(q, 1 - q)`` (0.25 for both quantiles); the
+    fraction grows up to F_MAX, then the quantiles move towards the median."""
+    f = max(F_MIN, 2 * GAP * k / (0.25 * n * eps))
+    if f <= F_MAX:
+        return f, (Q_NORM, Q_LABEL)
+    m = min(0.5, 2 * GAP * k / (F_MAX * eps * n))
+    return F_MAX, (max(Q_NORM, m), min(Q_LABEL, 1 - m))
+
+
+def public_grid():
+    """2^(k/8) for every integer k with 1e-4 <= 2^(k/8) <= 1e8 (the documented default grid)."""
+    return np.array([2.0 ** (k / 8) for k in range(-200, 300) if 1e-4 <= 2.0 ** (k / 8) <= 1e8])
+
+
+@pytest.mark.parametrize("eps", [4.0, 0.5])
+def test_private_bounds_calibration_through_the_tap(eps):
+    """Both bounds private: the two exponential-mechanism calls get the plan's share ``f eps /
+    2`` each, sensitivity 2^10 and the scores ``-|2^10 #{v <= g} - round(2^10 q n)|`` over the
+    public grid (counts computed here); the Gaussian releases get the rho split of the rest
+    ``(1 - f) eps`` (B = C_g = 1 in normalised units); the ledger shows both entries, totalling
+    at most ``(eps, delta)``; the residual clip defaults to the released label bound."""
+    from privlearn.mechanisms import _noise_grid
+
+    n, T = 400, 3
+    X, y = _data(n)
+    f, (qx, qy) = expected_plan(eps, n, 2)
+    acc = Accountant(Budget(100.0, 1e-3))
+    with Tap() as tap:
+        m = BoostedAdaSSPRegressor(
+            eps,
+            DELTA,
+            data_norm="private",
+            label_bound="private",
+            n_rounds=T,
+            accountant=acc,
+            rng=6,
+        ).fit(X, y)
+    expo = [c for c in tap.calls if c.name == "exponential"]
+    gauss = [c for c in tap.calls if c.name == "discrete_gaussian"]
+    assert len(expo) == 2 and len(gauss) == T + 2
+    for c, v, q in zip(expo, (np.linalg.norm(X, axis=1), np.abs(y)), (qx, qy)):
+        assert c.epsilon == pytest.approx(f * eps / 2, rel=1e-12)
+        counts = np.array([(v <= t).sum() for t in public_grid()])
+        assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(q) * n * 1024)))
+        assert c.sensitivity == 1024
+    assert m.data_norm_ in public_grid() and m.label_bound_ in public_grid()
+    assert m.gradient_clip_ == m.label_bound_
+    want = _expected_sigmas(eps * (1 - f), DELTA, 1.0, 1.0, T, False)
+    sens = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
+    dims = {"hessian": 10, "lambda": 1, "gradient": 4}
+    for call, name in zip(gauss, ["hessian", "lambda"] + ["gradient"] * T):
+        step, _ = _noise_grid(want[name] * (1 + 2.0**-16), sens[name], dims[name])
+        sigma = call.params["sigma"] * step
+        assert want[name] * (1 - 1e-9) <= sigma <= want[name] * (1 + 2.0**-15), name
+    by = {e.label: e for e in acc.ledger}
+    assert sorted(by) == [f"{LABEL}: private bounds", f"{LABEL}: statistics"]
+    b, s = by[f"{LABEL}: private bounds"], by[f"{LABEL}: statistics"]
+    assert b.budget.epsilon == pytest.approx(f * eps) and b.budget.delta == 0
+    assert s.budget.epsilon == pytest.approx((1 - f) * eps) and s.budget.delta == DELTA
+    assert Fraction(b.budget.epsilon) + Fraction(s.budget.epsilon) <= Fraction(eps)
+    rho = s.event.to_zcdp().rho
+    assert zcdp_to_dp(ZcdpBudget(rho), DELTA).epsilon <= s.budget.epsilon
+
+
+def test_private_data_norm_only_and_declared_overrides():
+    """One private bound gets the whole plan share (k = 1); declared ``bounds_fraction`` /
+    ``bounds_quantile`` override the plan; a declared ``gradient_clip`` is kept."""
+    n, eps = 500, 0.4
+    X, y = _data(n)
+    f, (qx, _) = expected_plan(eps, n, 1)
+    with Tap() as tap:
+        m = BoostedAdaSSPRegressor(eps, DELTA, data_norm="private", gradient_clip=0.7, rng=1).fit(
+            X, y
+        )
+    (c,) = [c for c in tap.calls if c.name == "exponential"]
+    assert c.epsilon == pytest.approx(f * eps, rel=1e-12)
+    counts = np.array([(np.linalg.norm(X, axis=1) <= t).sum() for t in public_grid()])
+    assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(qx) * n * 1024)))
+    assert m.gradient_clip_ == 0.7 and m.label_bound_ is None
+    with Tap() as tap:
+        BoostedAdaSSPRegressor(
+            eps,
+            DELTA,
+            data_norm="private",
+            label_bound="private",
+            bounds_fraction=0.3,
+            bounds_quantile=(0.9, 0.1),
+            rng=1,
+        ).fit(X, y)
+    a, b = [c for c in tap.calls if c.name == "exponential"]
+    assert a.epsilon == pytest.approx(0.3 * eps / 2, rel=1e-12) == b.epsilon
+    ty = np.array([(np.abs(y) <= t).sum() for t in public_grid()])
+    assert np.array_equal(b.value, -np.abs(ty * 1024 - round(Fraction(0.1) * n * 1024)))
+
+
+@pytest.mark.parametrize("case", ["nan", "refused plan", "refused one bound", "budget"])
+def test_private_bounds_charge_and_draw_nothing_on_bad_input(case):
+    """Bad data, a plan refused for a small public ``n epsilon`` (documented: n eps < 64 per
+    private bound: 128 here) and a budget that does not fit: nothing drawn, nothing charged."""
+    from privlearn.errors import BudgetExceededError
+
+    X, y = _data(400)
+    eps = 1.0
+    bounds = dict(data_norm="private", label_bound="private")
+    acc = Accountant(Budget(10, 1e-3))
+    err_type, param = InvalidParameterError, None
+    if case == "nan":
+        y[7] = np.nan
+        param = "y"
+    elif case == "refused plan":
+        eps, param = 0.3, "data_norm"  # 120 < 128
+    elif case == "refused one bound":
+        eps, param = 0.15, "label_bound"  # 60 < 64
+        bounds = dict(data_norm=1.0, label_bound="private")
+    else:
+        acc, err_type = Accountant(Budget(0.5, 1e-3)), BudgetExceededError
+    with Tap() as tap, pytest.raises(err_type) as err:
+        BoostedAdaSSPRegressor(eps, DELTA, accountant=acc, rng=0, **bounds).fit(X, y)
+    if param is not None:
+        assert err.value.parameter == param
+    if case.startswith("refused"):
+        assert "n * epsilon" in str(err.value)
+    assert tap.calls == [] and acc.ledger == () and acc.spent.epsilon == 0
+
+
+def test_private_bounds_at_the_threshold_fit():
+    """n eps = 128 exactly (two bounds) is accepted (the documented threshold)."""
+    X, y = _data(400)
+    acc = Accountant(Budget(10, 1e-3))
+    BoostedAdaSSPRegressor(
+        0.32, DELTA, data_norm="private", label_bound="private", accountant=acc, rng=0
+    ).fit(X, y)
+    assert len(acc.ledger) == 2

@@ -90,6 +90,19 @@ ENTRIES = [
         ).fit(*data),
         _boost_pairs,
     ),
+    Entry(
+        "BoostedAdaSSP (private bounds, n eps = 200)",
+        lambda data, acc, seed: BoostedAdaSSPRegressor(
+            1.0,
+            DELTA,
+            data_norm="private",
+            label_bound="private",
+            n_rounds=3,
+            accountant=acc,
+            rng=seed,
+        ).fit(*data),
+        _boost_pairs,
+    ),
 ]
 
 
@@ -118,11 +131,12 @@ def test_tukey_one_record_changes_one_model(seed):
         assert set(differ) <= set(holder) and len(holder) <= 1
 
 
-@pytest.mark.parametrize("entry", ENTRIES[2:], ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", ENTRIES[2:4], ids=lambda e: e.name)
 def test_boosted_noise_free_parts_move_within_their_sensitivities(entry, monkeypatch):
     """``gaussian_noise`` wrapped on both sides of every pair (same seed): each release's
     noise-free value moves by at most the sensitivity derived here (replace-one, ``B`` the
-    augmented row bound): ``sqrt(2) B^2`` (``X^T X`` as ``(M_ii; sqrt(2) M_ij)``), ``B^2``
+    augmented row bound; the releases are in normalised units, divided by ``B^2``, ``B^2`` and
+    ``B C_g``): ``sqrt(2) B^2`` (``X^T X`` as ``(M_ii; sqrt(2) M_ij)``), ``B^2``
     (``lambda_min``), ``2 B C_g`` (each round's ``X^T r``; the rounds' ``theta`` differ between
     the sides, so this checks the per-round bound only where the previous ``theta`` agrees: the
     first round), and the sampler receives the same sigma and sensitivity on both sides."""
@@ -149,7 +163,7 @@ def test_boosted_noise_free_parts_move_within_their_sensitivities(entry, monkeyp
         intercept = est.fit_intercept
         B = 1.0 * (math.sqrt(2) if intercept else 1.0)  # data_norm = 1.0 in both entries
         cg = 2.0
-        bounds = [math.sqrt(2) * B * B, B * B, 2 * B * cg]
+        bounds = [math.sqrt(2) * B * B / B**2, B * B / B**2, 2 * B * cg / (B * cg)]
         la, lb = logs
         assert len(la) == len(lb) == 2 + est.n_rounds
         for j, ((va, sa, da), (vb, sb, db)) in enumerate(zip(la[:3], lb[:3])):

@@ -38,10 +38,19 @@ Replacing row ``(x, y)`` by ``(x', y')`` (``||x||, ||x'|| <= B`` after clipping)
 Each round's ``theta_{t-1}`` is a post-processing of earlier releases, so the rounds compose
 adaptively.
 
+**Normalised units.** The releases are made on ``X^T X / B^2``, ``lambda_min(X^T X) / B^2``
+and ``X^T r / (B C_g)`` (rows of norm at most 1, residuals in ``[-1, 1]``), whose
+sensitivities are ``sqrt(2)``, ``1`` and ``2`` whatever the bounds, and scaled back
+(``theta_t = theta_{t-1} + (C_g / B) G_n u_t`` with ``G_n`` the pseudo-inverse in these units:
+the same estimator as in the data's units). So the noise in the samplers' units and the
+charged events depend on ``epsilon``, ``delta``, ``T`` and ``p`` only, not on the bounds: they
+are known before a private bound is released (as in :mod:`privlearn.learners.adassp`).
+
 Calibration and guarantee
 -------------------------
 The total ``rho = zcdp_rho_for(epsilon, delta)`` (the largest zCDP whose conversion, Canonne,
-Kamath and Steinke 2020, Corollary 13, meets ``(epsilon, delta)``) is split as Tang et al.'s
+Kamath and Steinke 2020, Corollary 13, meets ``(epsilon, delta)``; with private bounds,
+``(epsilon_s, delta)`` for the statistics' share ``epsilon_s``) is split as Tang et al.'s
 reference implementation does: a third to ``H~``, a third to ``l~``, a third to the ``T``
 boosting rounds together (``rho / (3T)`` each). A release of sensitivity ``Delta`` and share
 ``rho_i`` gets ``s = Delta / sqrt(2 rho_i) (1 + 2^-16)``; the margin covers the exact sampler's
@@ -50,6 +59,25 @@ is at most a relative ``2^-18`` above the continuous one). The composed native e
 discrete Gaussians, rhos adding under adaptive composition, Bun and Steinke 2016) are checked
 to total at most ``rho`` before any data are read, and charged as ONE event with the declared
 ``Budget(epsilon, delta)``.
+
+**Private bounds** (``data_norm="private"`` and/or ``label_bound="private"``; the residual
+clip ``C_g`` then defaults to the released label bound unless ``gradient_clip`` is declared),
+exactly as :class:`~privlearn.learners.adassp.AdaSSPRegressor` takes them, through the same
+functions of :mod:`privlearn.learners._private_bounds`: a share of ``epsilon`` (``bounds_fraction``,
+or by default :func:`~privlearn.learners._private_bounds.bounds_plan`'s share for the public
+``epsilon``, ``n`` and private bounds: 0.1 when ``n epsilon`` is large, up to one half when it
+is small, and quantiles moved towards the median; refused when ``n epsilon`` is below 64 per
+private bound) is split evenly (``split_epsilon``) between the private quantiles of the row
+norms (of ``X``, before the intercept column; quantile 0.25) and of ``|y|`` (0.75), each an
+``eps_b``-bounded-range exponential-mechanism release over the public grid
+(``private_quantile_from_counts``); the rest ``epsilon_s`` calibrates the Gaussian releases
+above. Clipping to a released bound is post-processing. The bounds are one ledger entry
+(``"BoostedAdaSSPRegressor: private bounds"``, the composed bounded-range events) and the
+Gaussian releases another (``"BoostedAdaSSPRegressor: statistics"``, ``Budget(epsilon_s,
+delta)``); both are reserved before any data are read (nested transactions,
+``charge_with_bounds``), so both are charged or neither. Total ``(epsilon, delta)`` by basic
+composition. The quantiles are the ones measured for AdaSSP (issue 19); for Boosted AdaSSP they
+are measured on warfarin only (the report of issue 19, helper D3).
 
 **Guarantee.** ``fit`` is ``(epsilon, delta)``-differentially private (replace-one, ``n``
 public) with ``rng=None`` or an unseeded generator, with respect to the raw rows (clipping is a
@@ -63,7 +91,7 @@ and the pseudo-inverse; privlearn draws the exact noise and calibrates and compo
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -149,29 +177,38 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
     **Guarantee.** ``fit`` is ``(epsilon, delta)``-differentially private for replace-one
     neighbours (``n`` public), with ``rng=None`` or an unseeded generator: ``T + 2`` exact
     Gaussian releases whose zCDP parameters add up to ``zcdp_rho_for(epsilon, delta)``.
-    **Declared bounds:** rows are clipped to ``data_norm`` (required: a declared number; it is
-    never read from the data), residuals to ``gradient_clip`` (or, if it is not given, to
-    ``label_bound``; one of them is required), labels to ``label_bound`` if given.
+    **Bounds:** rows are clipped to ``data_norm`` (required: a declared number, never read from
+    the data, or ``"private"``), residuals to ``gradient_clip`` (or, if it is not given, to
+    ``label_bound``; one of them is required), labels to ``label_bound`` if given (declared or
+    ``"private"``). Private bounds spend a share of ``epsilon`` as in
+    :class:`~privlearn.learners.adassp.AdaSSPRegressor` (module docstring).
 
     Parameters
     ----------
     epsilon : float
     delta : float
         In ``(0, 1)``; required.
-    data_norm : float
-        ``C_x``, the declared bound on the rows' L2 norm; required.
+    data_norm : float or "private"
+        ``C_x``, the declared bound on the rows' L2 norm, or ``"private"``; required.
     gradient_clip : float, optional
-        ``C_g``, the residual clip; defaults to ``label_bound``.
-    label_bound : float, optional
-        Declared bound on ``|y|`` (labels are clipped to it).
+        ``C_g``, the residual clip; defaults to ``label_bound`` (the released one if private).
+    label_bound : float or "private", optional
+        Bound on ``|y|`` (labels are clipped to it), declared or ``"private"``.
     n_rounds : int, default 10
         ``T``, data-independent. On warfarin (3,000 rows, rows clipped to 2-3, residuals to
         0.5-1) 10 rounds beat 3 and 50: each round adds noise, and the noise per round grows
         like ``sqrt(T)``.
     fit_intercept : bool, default True
         Append a constant column equal to ``data_norm``.
+    bounds_fraction : float or None, default None
+        Share of ``epsilon`` for the private bounds (both together), in (0, 1); ``None``: the
+        public plan (:func:`~privlearn.learners._private_bounds.bounds_plan`).
+    bounds_quantile : None, float or (float, float), default None
+        The released quantiles (one for both, or ``(row-norm, label)``); ``None``: the plan's
+        (0.25 and 0.75, moved towards 0.5 when ``n epsilon`` is small).
     accountant : Accountant, optional
-        Each fit charges one composed event with budget ``(epsilon, delta)``; clones share it.
+        Each fit charges one composed event with budget ``(epsilon, delta)`` (with private
+        bounds: two entries, see above); clones share it.
     rng : None, int or Generator, optional
 
     Attributes
@@ -179,9 +216,12 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     ridge_ : float
-        The ridge ``lam`` added to the private Hessian (a private output).
+        The ridge ``lam`` added to the private Hessian (a private output, data units).
     noise_ : dict
-        The public calibration (:func:`boosted_adassp_sigmas`).
+        ``rho`` and the noise standard deviations in the data's units (the normalised
+        calibration scaled by ``B^2``, ``B^2`` and ``B C_g``).
+    data_norm_, label_bound_, gradient_clip_ : float
+        The bounds used (declared or released; ``label_bound_`` is None if not given).
     n_features_in_ : int
 
     Examples
@@ -201,11 +241,13 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
         epsilon: Optional[float],
         delta: Optional[float],
         *,
-        data_norm: Optional[float] = None,
+        data_norm: Union[None, float, str] = None,
         gradient_clip: Optional[float] = None,
-        label_bound: Optional[float] = None,
+        label_bound: Union[None, float, str] = None,
         n_rounds: int = 10,
         fit_intercept: bool = True,
+        bounds_fraction: Optional[float] = None,
+        bounds_quantile: Union[None, float, Tuple[float, float]] = None,
         accountant: Any = None,
         rng: Any = None,
     ) -> None:
@@ -216,10 +258,26 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
         self.label_bound = label_bound
         self.n_rounds = n_rounds
         self.fit_intercept = fit_intercept
+        self.bounds_fraction = bounds_fraction
+        self.bounds_quantile = bounds_quantile
         self.accountant = accountant
         self.rng = rng
 
-    def _params(self) -> Tuple[float, float, float, float, Optional[float], int, bool]:
+    def _params(
+        self,
+    ) -> Tuple[
+        float,
+        float,
+        Union[float, str],
+        Optional[float],
+        Union[None, float, str],
+        int,
+        bool,
+        Optional[float],
+        Optional[Tuple[float, float]],
+    ]:
+        from ._private_bounds import bound_or_private, check_bounds_options
+
         eps = check_epsilon(self.epsilon, exact=True)
         if self.delta is None:
             raise InvalidParameterError(
@@ -228,48 +286,59 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
                 "delta",
             )
         delta = check_delta(self.delta, zero_ok=False, exact=True)
-        if isinstance(self.data_norm, str):
-            raise InvalidParameterError(
-                f"data_norm: must be a declared number > 0; got {self.data_norm!r} (private "
-                "bounds are not supported by this estimator yet)",
-                "data_norm",
-            )
-        data_norm = _base.bound_arg(self.data_norm, "data_norm")
+        data_norm = bound_or_private(self.data_norm, "data_norm")
         label_bound = (
-            None if self.label_bound is None else _base.bound_arg(self.label_bound, "label_bound")
+            None if self.label_bound is None else bound_or_private(self.label_bound, "label_bound")
         )
+        clip: Optional[float] = None
         if self.gradient_clip is None:
             if label_bound is None:
                 raise InvalidParameterError(
                     "gradient_clip: a declared residual clip is required (or a label_bound, "
-                    "which it then defaults to); it must not be read from the data; got None",
+                    "declared or 'private', which it then defaults to); it must not be read from "
+                    "the data; got None",
                     "gradient_clip",
                 )
-            clip = label_bound
         else:
             clip = check_real(self.gradient_clip, "gradient_clip", 0.0, lo_open=True, exact=True)
         rounds = check_integer(self.n_rounds, "n_rounds", 1)
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
+        fraction, quantile = check_bounds_options(self.bounds_fraction, self.bounds_quantile)
         check_accountant(self.accountant)
-        return eps, delta, data_norm, clip, label_bound, rounds, fit_intercept
+        return (
+            eps,
+            delta,
+            data_norm,
+            clip,
+            label_bound,
+            rounds,
+            fit_intercept,
+            fraction,
+            quantile,
+        )
 
     def privacy_guarantee(self, n_samples: int) -> Any:
-        """``Budget(epsilon, delta)`` of one fit (replace-one)."""
+        """``Budget(epsilon, delta)`` of one fit (replace-one; with private bounds, the total of
+        the two ledger entries)."""
         from ..accounting import Budget
 
         check_integer(n_samples, "n_samples", 1)
         eps, delta = self._params()[:2]
         return Budget(eps, delta)
 
-    def _plan(self, p: int) -> Tuple[Dict[str, float], Any, List[Any]]:
-        """The calibration, the composed event to charge, and the per-release events; checked
-        (from public parameters only) to total at most ``zcdp_rho_for(epsilon, delta)``."""
+    @staticmethod
+    def _plan(
+        p: int, epsilon: float, delta: float, rounds: int
+    ) -> Tuple[Dict[str, float], Any, List[Any]]:
+        """The calibration in normalised units (:func:`boosted_adassp_sigmas` with ``B = C_g =
+        1``), the composed event to charge for ``Budget(epsilon, delta)`` (the statistics'
+        share), and the per-release events; checked (from public parameters only) to total at
+        most ``zcdp_rho_for(epsilon, delta)``. Independent of the bounds, so known before a
+        private bound is released."""
         from ..accounting import Budget
         from ..accounting._event import PrivacyEvent
 
-        eps, delta, data_norm, clip, _, rounds, fit_intercept = self._params()
-        bound = data_norm * math.sqrt(2.0) if fit_intercept else data_norm
-        cal = boosted_adassp_sigmas(eps, delta, bound=bound, gradient_clip=clip, rounds=rounds)
+        cal = boosted_adassp_sigmas(epsilon, delta, bound=1.0, gradient_clip=1.0, rounds=rounds)
         parts = [
             _event(cal["sigma_hessian"], cal["sens_hessian"], p * (p + 1) // 2),
             _event(cal["sigma_lambda"], cal["sens_lambda"], 1),
@@ -277,37 +346,53 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
         ]
         total = PrivacyEvent.composed(
             [parts[0], parts[1], PrivacyEvent.repeated(parts[2], rounds)],
-            budget=Budget(eps, delta),
+            budget=Budget(epsilon, delta),
         )
         if not total.to_zcdp().rho <= cal["rho"]:  # pragma: no cover - the margin covers it
             raise AssertionError("Boosted AdaSSP calibration exceeds its zCDP budget")
         return cal, total, parts
 
     def fit(self, X: Any, y: Any) -> "BoostedAdaSSPRegressor":
-        """Fit on ``(X, y)``, charging ``(epsilon, delta)`` once.
+        """Fit on ``(X, y)``, charging ``(epsilon, delta)`` once (two ledger entries when a bound
+        is private).
 
         Raises
         ------
         InvalidParameterError
-            On a bad parameter, a missing bound, or bad data; nothing is drawn or charged.
+            On a bad parameter, a missing bound, bad data, or ``"private"`` bounds with ``n
+            epsilon`` too small (:func:`~privlearn.learners._private_bounds.bounds_plan`);
+            nothing is drawn or charged.
         BudgetExceededError
-            If the accountant cannot pay; nothing is drawn.
+            If the accountant cannot pay; nothing is read or drawn.
         """
         from ..mechanisms import gaussian_noise
+        from ._private_bounds import PRIVATE, charge_with_bounds, plan_shares, release_bounds
 
-        eps, delta, data_norm, clip, label_bound, rounds, fit_intercept = self._params()
+        (eps, delta, data_norm, clip, label_bound, rounds, fit_intercept, fraction, quantile) = (
+            self._params()
+        )
         Xv, yv = _base.validate_Xy(self, X, y, classifier=False)
         n, d = Xv.shape
         p = d + 1 if fit_intercept else d
-        cal, total, parts = self._plan(p)
+        private = [
+            name
+            for name, v in (("data_norm", data_norm), ("label_bound", label_bound))
+            if v == PRIVATE
+        ]
+        shares, eps_s, quantile = plan_shares(eps, n, private, fraction, quantile)
+        cal, total, parts = self._plan(p, eps_s, delta, rounds)
+        gen = as_generator(self.rng)
 
-        def release() -> Tuple[np.ndarray, float]:
-            gen = as_generator(self.rng)
-            Xc = _base.clip_rows(Xv, data_norm)
+        def release() -> Tuple[np.ndarray, float, float, Optional[float], float]:
+            bx, by = release_bounds(Xv, yv, data_norm, label_bound, shares, quantile, gen)
+            cg = clip if clip is not None else by
+            assert cg is not None  # _params: gradient_clip or label_bound is given
+            B = bx * math.sqrt(2.0) if fit_intercept else bx
+            Xc = _base.clip_rows(Xv, bx)
             if fit_intercept:
-                Xc = np.hstack([Xc, np.full((n, 1), data_norm)])
-            yc = yv if label_bound is None else np.clip(yv, -label_bound, label_bound)
-            A = Xc.T @ Xc
+                Xc = np.hstack([Xc, np.full((n, 1), bx)])
+            yc = yv if by is None else np.clip(yv, -by, by)
+            A = (Xc.T @ Xc) / (B * B)  # normalised: rows of norm at most 1
             v, e_h = gaussian_noise(_vech(A), cal["sigma_hessian"], cal["sens_hessian"], rng=gen)
             try:
                 lam_min = float(np.linalg.eigvalsh(A)[0])
@@ -326,21 +411,28 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
                 raise SolverError("Boosted AdaSSP: the pseudo-inverse did not converge") from None
             theta = np.zeros(p)
             for _ in range(rounds):
-                r = np.clip(yc - Xc @ theta, -clip, clip)
+                r = np.clip(yc - Xc @ theta, -cg, cg)
                 u, e_g = gaussian_noise(
-                    Xc.T @ r, cal["sigma_gradient"], cal["sens_gradient"], rng=gen
+                    (Xc.T @ r) / (B * cg), cal["sigma_gradient"], cal["sens_gradient"], rng=gen
                 )
                 assert e_g == parts[2]
-                theta = theta + G @ np.asarray(u)
-            return theta, ridge
+                theta = theta + (cg / B) * (G @ np.asarray(u))
+            return theta, ridge * B * B, bx, by, cg
 
-        theta, ridge = _base.charged(
-            self.accountant, eps, type(self).__name__, release, delta=delta, event=lambda: total
+        theta, ridge, bx, by, cg = charge_with_bounds(
+            self.accountant, shares, total, type(self).__name__, release
         )
         if fit_intercept:
-            self.coef_, self.intercept_ = theta[:-1].copy(), float(theta[-1] * data_norm)
+            self.coef_, self.intercept_ = theta[:-1].copy(), float(theta[-1] * bx)
         else:
             self.coef_, self.intercept_ = theta, 0.0
         self.ridge_ = float(ridge)
-        self.noise_ = dict(cal)
+        B = bx * math.sqrt(2.0) if fit_intercept else bx
+        self.noise_ = {
+            "rho": cal["rho"],
+            "sigma_hessian": cal["sigma_hessian"] * B * B,
+            "sigma_lambda": cal["sigma_lambda"] * B * B,
+            "sigma_gradient": cal["sigma_gradient"] * B * cg,
+        }
+        self.data_norm_, self.label_bound_, self.gradient_clip_ = bx, by, cg
         return self

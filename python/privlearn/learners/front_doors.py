@@ -92,7 +92,7 @@ class Method:
 REGRESSION_METHODS: Dict[str, Method] = {
     "adassp": Method("adassp:AdaSSPRegressor", "approx", {"noise": "gaussian"}, True),
     "adassp_laplace": Method("adassp:AdaSSPRegressor", "pure", {"noise": "laplace"}, True),
-    "boosted_adassp": Method("boosted_adassp:BoostedAdaSSPRegressor", "approx", {}, False),
+    "boosted_adassp": Method("boosted_adassp:BoostedAdaSSPRegressor", "approx", {}, True),
     "tukey_em": Method("tukey:TukeyEMRegressor", "approx", {}, False),  # takes no bounds
 }
 
