@@ -26,6 +26,7 @@ Which library does what: nothing is computed here; the delegates use privlearn's
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
@@ -164,6 +165,7 @@ def _resolve(
     return method, epsilon, delta
 
 
+@functools.lru_cache(maxsize=None)
 def _accepts(cls: Any, name: str) -> bool:
     return name in inspect.signature(cls.__init__).parameters
 
