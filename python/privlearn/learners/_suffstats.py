@@ -60,6 +60,7 @@ the statistics are returned, so nothing is charged.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import sys
 from dataclasses import dataclass
@@ -733,3 +734,34 @@ def norm_counts(X: Any, y: Any = None, *, grid_x: Any = None, grid_y: Any = None
         None if gy is None else np.asarray(cy, dtype=np.int64),
         n,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Layouts of a symmetric statistic (shared by the learners that add noise to X^T X)
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def triangle_indices(p: int, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``numpy.triu_indices(p, k)``, cached (read-only arrays)."""
+    rows, cols = np.triu_indices(p, k)
+    rows.flags.writeable = False
+    cols.flags.writeable = False
+    return rows, cols
+
+
+def frobenius_vec(M: np.ndarray) -> np.ndarray:
+    """Frobenius-isometric coordinates of a symmetric ``p x p`` matrix: the diagonal, then
+    ``sqrt(2) M_ij`` for ``i < j`` (row-major), so that the vector's L2 norm is ``||M||_F``; iid
+    noise on it is the ``(G + G^T)/2`` layout (diagonal variance ``s^2``, off-diagonal ``s^2/2``)."""
+    iu = triangle_indices(M.shape[0], 1)
+    return np.concatenate([np.diag(M), math.sqrt(2.0) * M[iu]])
+
+
+def frobenius_unvec(v: np.ndarray, p: int) -> np.ndarray:
+    """The symmetric matrix whose :func:`frobenius_vec` is ``v``."""
+    iu = triangle_indices(p, 1)
+    M = np.diag(np.asarray(v[:p], dtype=np.float64))
+    M[iu] = v[p:] / math.sqrt(2.0)
+    M[(iu[1], iu[0])] = M[iu]
+    return M

@@ -157,6 +157,9 @@ from ..mechanisms import gaussian_noise_event
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
 from ._private_bounds import bounds_plan  # the plan lives with the mechanism's constants
+from ._suffstats import frobenius_unvec as _unvec
+from ._suffstats import frobenius_vec as _vec
+from ._suffstats import triangle_indices as _triu
 
 __all__ = ["AdaSSPRegressor", "AdaSSPStatistics", "adassp_calibration", "bounds_plan"]
 
@@ -213,30 +216,6 @@ class _Calibration:
     budget: Any  # Budget of the statistics' release
     event: Any  # the composed PrivacyEvent charged for the statistics
     parts: Tuple[Any, ...]  # the per-release events
-
-
-@lru_cache(maxsize=64)
-def _triu(p: int, k: int) -> Tuple[np.ndarray, np.ndarray]:
-    """``numpy.triu_indices(p, k)``, cached (read-only arrays)."""
-    rows, cols = np.triu_indices(p, k)
-    rows.flags.writeable = False
-    cols.flags.writeable = False
-    return rows, cols
-
-
-def _vec(M: np.ndarray) -> np.ndarray:
-    """Frobenius-isometric coordinates of a symmetric matrix: diagonal, then ``sqrt(2) M_ij``
-    for ``i < j`` (row-major)."""
-    iu = _triu(M.shape[0], 1)
-    return np.concatenate([np.diag(M), math.sqrt(2.0) * M[iu]])
-
-
-def _unvec(v: np.ndarray, p: int) -> np.ndarray:
-    iu = _triu(p, 1)
-    M = np.diag(np.asarray(v[:p], dtype=np.float64))
-    M[iu] = v[p:] / math.sqrt(2.0)
-    M[(iu[1], iu[0])] = M[iu]
-    return M
 
 
 def _upper(M: np.ndarray) -> np.ndarray:

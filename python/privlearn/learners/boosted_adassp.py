@@ -99,10 +99,12 @@ from sklearn.base import BaseEstimator
 from .._validate import check_delta, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
+from ..mechanisms import gaussian_noise_event
 from ..random import as_generator
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
 from ._solvers import SolverError
+from ._suffstats import frobenius_unvec, frobenius_vec
 
 __all__ = ["BoostedAdaSSPRegressor", "boosted_adassp_sigmas"]
 
@@ -139,31 +141,6 @@ def boosted_adassp_sigmas(
         out["sigma_" + key] = sens[key] / math.sqrt(2.0 * shares[key]) * (1.0 + GRID_MARGIN)
         out["sens_" + key] = sens[key]
     return out
-
-
-def _vech(M: np.ndarray) -> np.ndarray:
-    """``(M_ii; sqrt(2) M_ij for i < j)``: its L2 norm is ``||M||_F`` for a symmetric ``M``."""
-    p = M.shape[0]
-    iu = np.triu_indices(p, 1)
-    return np.concatenate([np.diag(M), math.sqrt(2.0) * M[iu]])
-
-
-def _unvech(v: np.ndarray, p: int) -> np.ndarray:
-    iu = np.triu_indices(p, 1)
-    M = np.diag(v[:p])
-    M[iu] = v[p:] / math.sqrt(2.0)
-    M[(iu[1], iu[0])] = M[iu]
-    return M
-
-
-def _event(sigma: float, sensitivity: float, dim: int) -> Any:
-    """The native event :func:`privlearn.mechanisms.gaussian_noise` returns for these public
-    parameters (its grid and integer sensitivity)."""
-    from ..accounting._event import PrivacyEvent
-    from ..mechanisms import _noise_grid
-
-    step, units = _noise_grid(sigma, sensitivity, dim)
-    return PrivacyEvent.discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
 
 
 class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator):
@@ -340,9 +317,9 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
 
         cal = boosted_adassp_sigmas(epsilon, delta, bound=1.0, gradient_clip=1.0, rounds=rounds)
         parts = [
-            _event(cal["sigma_hessian"], cal["sens_hessian"], p * (p + 1) // 2),
-            _event(cal["sigma_lambda"], cal["sens_lambda"], 1),
-            _event(cal["sigma_gradient"], cal["sens_gradient"], p),
+            gaussian_noise_event(cal["sigma_hessian"], cal["sens_hessian"], p * (p + 1) // 2),
+            gaussian_noise_event(cal["sigma_lambda"], cal["sens_lambda"], 1),
+            gaussian_noise_event(cal["sigma_gradient"], cal["sens_gradient"], p),
         ]
         total = PrivacyEvent.composed(
             [parts[0], parts[1], PrivacyEvent.repeated(parts[2], rounds)],
@@ -393,7 +370,9 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
                 Xc = np.hstack([Xc, np.full((n, 1), bx)])
             yc = yv if by is None else np.clip(yv, -by, by)
             A = (Xc.T @ Xc) / (B * B)  # normalised: rows of norm at most 1
-            v, e_h = gaussian_noise(_vech(A), cal["sigma_hessian"], cal["sens_hessian"], rng=gen)
+            v, e_h = gaussian_noise(
+                frobenius_vec(A), cal["sigma_hessian"], cal["sens_hessian"], rng=gen
+            )
             try:
                 lam_min = float(np.linalg.eigvalsh(A)[0])
             except np.linalg.LinAlgError:  # pragma: no cover - finite symmetric input
@@ -404,7 +383,7 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
             assert e_h == parts[0] and e_l == parts[1]
             low = max(0.0, float(lam_noisy) - LAMBDA_SHIFT * cal["sigma_lambda"])
             ridge = max(0.0, 2.0 * math.sqrt(p) * cal["sigma_hessian"] - low)
-            H = _unvech(np.asarray(v), p) + ridge * np.eye(p)
+            H = frobenius_unvec(np.asarray(v), p) + ridge * np.eye(p)
             try:
                 G = np.linalg.pinv(H, hermitian=True)
             except np.linalg.LinAlgError:  # pragma: no cover - finite symmetric input
