@@ -219,6 +219,13 @@ REGRESSION_METHODS: Tuple[Method, ...] = (
         "approx",
         "boosted_adassp:BoostedAdaSSPRegressor",
     ),
+    Method(
+        "boosted_private",
+        "Boosted AdaSSP, private bounds",
+        "regression",
+        "approx",
+        "boosted_adassp:BoostedAdaSSPRegressor",
+    ),
     Method("tukey_em", "TukeyEM (no bounds)", "regression", "approx", "tukey:TukeyEMRegressor"),
     Method(
         "front",
@@ -466,6 +473,9 @@ def fit_method(
             return AdaSSPRegressor(eps, delta=0.0, noise="laplace", **reg, rng=gen).fit(X, y)
         if key == "boosted_adassp":
             return BoostedAdaSSPRegressor(eps, delta=DELTA, **reg, rng=gen).fit(X, y)
+        if key == "boosted_private":
+            params = dict(reg, data_norm="private", label_bound="private")
+            return BoostedAdaSSPRegressor(eps, delta=DELTA, **params, rng=gen).fit(X, y)
         if key == "tukey_em":
             return TukeyEMRegressor(eps, delta=DELTA, fit_intercept=icpt, rng=gen).fit(X, y)
         if key == "diffprivlib":
