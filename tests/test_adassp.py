@@ -762,3 +762,35 @@ def test_private_bounds_refused_when_n_epsilon_is_too_small(private, n, eps, ref
     else:
         est.fit(X, X @ np.ones(3) * 0.3)
         assert acct.spent.epsilon > 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Mutation-testing details (issue 19 sample)
+# --------------------------------------------------------------------------------------------
+
+
+def test_gaussian_noise_refuses_delta_zero_in_the_guarantee():
+    """``noise="gaussian"`` needs ``delta`` in (0, 1) (class docstring): ``privacy_guarantee``
+    refuses 0 naming ``delta`` (it must not claim ``Budget(eps, 0)`` for a Gaussian fit), while
+    ``noise="laplace"`` accepts it."""
+    est = AdaSSPRegressor(0.5, delta=0.0, data_norm=1.0, label_bound=1.0)
+    with pytest.raises(InvalidParameterError) as err:
+        est.privacy_guarantee(100)
+    assert err.value.parameter == "delta"
+    assert est.set_params(noise="laplace").privacy_guarantee(100) == Budget(0.5)
+
+
+def test_no_intercept_coefficients_are_in_data_units():
+    """Without an intercept the normalised problem divides rows by ``data_norm`` only (no
+    ``sqrt 2``): at a huge epsilon on noiseless data inside the bounds, ``coef_`` is the
+    generating vector (and with an intercept, the generating vector and offset)."""
+    g = np.random.default_rng(3)
+    w = np.array([0.6, -0.3, 0.2])
+    X = unit_ball(g, 4000, 3, 1.0)
+    y = X @ w  # |y| <= ||w|| < 1
+    m = AdaSSPRegressor(1e6, data_norm=1.0, label_bound=1.0, fit_intercept=False, rng=0)
+    m.fit(X, y)
+    assert m.intercept_ == 0.0
+    assert np.allclose(m.coef_, w, atol=1e-3)
+    m = AdaSSPRegressor(1e6, data_norm=1.0, label_bound=1.0, rng=0).fit(X, y + 0.25)
+    assert np.allclose(m.coef_, w, atol=1e-3) and abs(m.intercept_ - 0.25) < 1e-3

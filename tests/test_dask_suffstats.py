@@ -403,3 +403,68 @@ def test_adassp_bad_dask_input_charges_nothing(client):
         with pytest.raises(InvalidParameterError):
             _fit(cls, Xa, ya, seed=0, accountant=acc)
         assert acc.spent == Budget(0.0) and acc.ledger == ()
+
+
+# --------------------------------------------------------------------------------------------
+# Mutation-testing details (issue 19 sample)
+# --------------------------------------------------------------------------------------------
+
+
+def test_norm_counts_numpy_rows_must_match_and_either_side_alone():
+    X = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [0.0, 0.0], [1.0, 0.0]])
+    y = np.array([0.5, -2.0, 1.5, 0.0])
+    with pytest.raises(InvalidParameterError) as err:
+        norm_counts(X, y, grid_x=[1.0], grid_y=[1.0])
+    assert err.value.parameter == "y" and str(err.value).startswith("y: must have as many rows")
+    only_x = norm_counts(X, grid_x=[0.5, 1.0, 5.0, 10.0])  # norms 5, 0.5, 10, 0, 1
+    assert only_x.y is None and only_x.n == 5 and only_x.x.tolist() == [2, 3, 4, 5]
+    only_y = norm_counts(None, y, grid_y=[0.0, 1.0, 2.0])
+    assert only_y.x is None and only_y.n == 4 and only_y.y.tolist() == [1, 2, 4]
+
+
+def test_block_statistics_are_the_exact_sums():
+    """``block_statistics`` (one in-memory block) clips the labels to ``label_bound`` too: the
+    exact reference of the module's definition (labels here reach 1e200)."""
+    from privlearn.learners._suffstats import block_statistics
+
+    X, y = _data(300, 3, seed=2)
+    for intercept in (None, 1.5):
+        s = block_statistics(X, y, D_NORM, L_BOUND, intercept)
+        ref, _ = _exact_reference(X, y, intercept)
+        assert np.array_equal(_packed(s), ref) and s.n == 300
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
+def test_values_beyond_float64_are_refused_as_non_finite(client):
+    """The statistics are float64: an X entry finite only in a wider float (``longdouble``
+    1e400) becomes infinite there and is refused as non-finite (as the learners' numpy path
+    refuses it), on numpy and Dask input, instead of being clipped."""
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        pytest.skip("longdouble is float64 on this platform")
+    X = np.ones((40, 2), dtype=np.longdouble)
+    X[7, 1] = np.longdouble("1e400")
+    y = np.ones(40)
+    for Xa, ya in ((X, y), (da.from_array(X, chunks=20), da.from_array(y, chunks=20))):
+        with pytest.raises(InvalidParameterError) as err:
+            sufficient_statistics(Xa, ya, data_norm=1.0, label_bound=1.0)
+        assert err.value.parameter == "X"
+        assert str(err.value) == "X: contains NaN or infinity (values must be finite)"
+
+
+def test_dask_label_chunks_delivered_as_columns_are_flattened(client):
+    """A label chunk that computes to a column ``(m, 1)`` under 1-d metadata (e.g. a
+    one-column frame's values) is read as its ``m`` labels: the same statistics as numpy."""
+    from dask import delayed
+
+    X, y = _data(600, 3, seed=5)
+    ref = sufficient_statistics(X, y, data_norm=D_NORM, label_bound=L_BOUND)
+    column = da.concatenate(
+        [
+            da.from_delayed(delayed(np.reshape)(y[k : k + 200], (-1, 1)), (200,), y.dtype)
+            for k in range(0, 600, 200)
+        ]
+    )
+    s = sufficient_statistics(
+        da.from_array(X, chunks=(200, 3)), column, data_norm=D_NORM, label_bound=L_BOUND
+    )
+    assert np.array_equal(_packed(s), _packed(ref))

@@ -425,3 +425,39 @@ def test_regression_auto_rule_is_the_documented_one(eps):
     assert est.resolved_method() == "adassp"
     est.set_params(delta=0.0)
     assert est.resolved_method() == "adassp_laplace"
+
+
+def test_front_door_splits_its_bound_share_between_two_private_bounds(monkeypatch):
+    """A regression delegate taking declared bounds only (the functional mechanism, registered
+    here for the test: every shipped regression delegate with bounds releases them itself) with
+    ``bounds="private"``: the front door releases both bounds, each with half the plan's share
+    (documented: "split evenly between the private quantile of the row norms and that of
+    ``|y|``"), and the delegate gets the rest."""
+    from replay import Tap
+
+    monkeypatch.setitem(
+        fd.REGRESSION_METHODS,
+        "functional",
+        fd.Method("functional:FunctionalMechanismRegressor", "pure", {}, False),
+    )
+    X, y = _regression()
+    eps = 2.0
+    f, (qx, qy) = expected_plan(eps, N, 2)
+    acc = Accountant(Budget(10.0, 1e-3))
+    est = PrivateLinearRegression(
+        epsilon=eps, delta=0.0, method="functional", bounds="private", accountant=acc, rng=1
+    )
+    with Tap() as tap:
+        est.fit(X, y)
+    calls = [c for c in tap.calls if c.name == "exponential"]
+    assert len(calls) == 2
+    for c in calls:
+        assert c.epsilon == pytest.approx(eps * f / 2, rel=1e-12)
+    assert sorted(est.bounds_) == ["data_norm", "label_bound"]
+    labels = [e.label for e in est.child_ledger_]
+    assert labels[:2] == [
+        f"private data_norm ({qx:g} quantile)",
+        f"private label_bound ({qy:g} quantile)",
+    ]
+    assert est.child_ledger_[2].budget.epsilon == pytest.approx(eps * (1 - f), rel=1e-12)
+    assert _ledger(acc) == [("PrivateLinearRegression (private bounds)", Budget(eps), "child")]

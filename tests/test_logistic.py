@@ -600,3 +600,53 @@ def test_dpgd_center_all_or_nothing_and_quality():
     assert est.score(X, y) > 0.8
     assert np.linalg.norm(est.center_ - X.mean(axis=0)) < 0.5
     assert est.data_norm_ < 5.0
+
+
+# --------------------------------------------------------------------------------------------
+# Mutation-testing details (issue 19 sample)
+# --------------------------------------------------------------------------------------------
+
+
+def test_dpgd_sigma_below_the_sensitivity_takes_the_least_noise_grid():
+    """When ``rho / steps > 1/2`` the step noise is below the sensitivity ``Delta = 2``, and two
+    grids of :func:`privlearn.mechanisms.gaussian_noise` can be self-consistent (``sigma = 2^k
+    units / sqrt(2 rho_step)`` with ``2^k`` the grid step of that ``sigma``). The calibration
+    starts from the continuous ``sigma = Delta / sqrt(2 rho_step)`` and so returns the smaller
+    one (less noise, same guarantee). Here ``sqrt(2 rho_step) = 1 + 1.5 2^-21``: the grid step
+    2^-20 (sigma just below 2) and the step 2^-19 (sigma just above 2) are both consistent."""
+    from privlearn.learners.logistic import dpgd_step_noise
+
+    delta = 1e-6
+    target = (1.0 + 1.5 * 2.0**-21) ** 2 / 2.0
+    lo, hi = 1.0, 20.0  # the epsilon whose zCDP total is the target (bisection)
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if zcdp_rho_for(mid, delta) < target else (lo, mid)
+    rho = zcdp_rho_for(hi, delta)
+    r = math.sqrt(2.0 * rho)
+    assert 1.0 + 2.0**-21 < r <= 1.0 + 2.0**-20
+    consistent = []
+    for k in range(-30, -10):  # dim = 1: step 2^k <= min(2, sigma) 2^-20, units ceil(2/2^k) + 1
+        sigma_k = (math.ceil(2.0 / 2.0**k) + 1) * 2.0**k / r
+        if 2.0 ** math.floor(math.log2(min(2.0, sigma_k) * 2.0**-20)) == 2.0**k:
+            consistent.append(sigma_k)
+    assert len(consistent) == 2
+    sigma, event = dpgd_step_noise(hi, delta, 1, 1)
+    assert sigma == pytest.approx(min(consistent), rel=1e-9)
+    assert sigma < 2.0 < max(consistent)
+
+
+@pytest.mark.parametrize("cls", [DPGradientDescentClassifier, ObjectivePerturbationLogistic])
+def test_inexact_rational_epsilon_is_refused(cls):
+    """``epsilon`` is taken exactly: a ``Fraction`` that is not a float (1/3) is refused naming
+    ``epsilon`` before anything is charged (not rounded); 1/4 is accepted."""
+    from fractions import Fraction
+
+    X, y = _data()
+    acc = Accountant(Budget(10.0, 1e-3))
+    with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+        cls(Fraction(1, 3), 1e-6, data_norm=B, classes=[0, 1], accountant=acc, rng=0).fit(X, y)
+    assert err.value.parameter == "epsilon"
+    assert not acc.ledger and not tap.calls
+    cls(Fraction(1, 4), 1e-6, data_norm=B, classes=[0, 1], accountant=acc, rng=0).fit(X, y)
+    assert acc.spent.epsilon == pytest.approx(0.25)

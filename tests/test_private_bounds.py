@@ -359,3 +359,33 @@ def test_accuracy_on_many_values():
         b, _ = private_quantile_bound(v, quantile=q, epsilon=1.0, rng=2)
         rank = np.mean(v <= b)
         assert abs(rank - q) < 0.01
+
+
+# ------------------------------------------------------------------------------------------
+# Mutation-testing details (issue 19 sample)
+# ------------------------------------------------------------------------------------------
+
+
+def test_geometric_grid_names_the_bad_argument():
+    for kwargs, param in [
+        (dict(low=0.0), "low"),
+        (dict(low=2.0, high=1.0), "high"),
+        (dict(high=float("inf")), "high"),
+        (dict(steps_per_doubling=0), "steps_per_doubling"),
+    ]:
+        with pytest.raises(InvalidParameterError) as err:
+            geometric_grid(**kwargs)
+        assert err.value.parameter == param
+        assert str(err.value).startswith(param + ":")
+
+
+def test_private_quantile_bound_takes_epsilon_exactly():
+    """An ``epsilon`` that is not exactly a float (``Fraction(1, 3)``) is refused naming
+    ``epsilon``, with nothing drawn (the event would otherwise claim a rounded epsilon);
+    ``Fraction(1, 4)`` is 0.25 exactly and accepted."""
+    with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+        private_quantile_bound([1.0, 2.0], quantile=0.5, epsilon=Fraction(1, 3), rng=0)
+    assert err.value.parameter == "epsilon"
+    assert not tap.calls
+    _, event = private_quantile_bound([1.0, 2.0], quantile=0.5, epsilon=Fraction(1, 4), rng=0)
+    assert event == PrivacyEvent.bounded_range(0.25)

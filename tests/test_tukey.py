@@ -197,3 +197,39 @@ def test_fit_draws_levels_at_the_rate_the_proof_allows(monkeypatch):
             obs, exp = obs[:-1], exp[:-1]
         pval = stats.chisquare(obs, exp).pvalue
         assert (pval >= 1e-6) if should_fit else (pval < 1e-6), (rate, pval)
+
+
+def test_safety_margin_is_the_largest_k_of_its_definition():
+    """``safety_margin`` against its docstring's definition by brute force (every ``k`` and
+    ``g``, no binary search): the largest ``k`` in ``0..t-2`` with ``log V_{t-k-1} - rate g <=
+    log eta + log V_{t+k+g+1}`` for some ``g >= 1`` with ``V_{t+k+g+1} > 0`` (``V_i = 0`` beyond
+    the deepest box), else -1. Random non-increasing log volumes (nested boxes), some ending
+    in empty boxes."""
+    from privlearn.learners.tukey import safety_margin
+
+    def by_definition(logv, t, rate, eta):
+        def log_v(i):
+            return float(logv[i - 1]) if i <= len(logv) else -math.inf
+
+        best = -1
+        for k in range(0, t - 1):
+            for g in range(1, len(logv) + 2):
+                hi = log_v(t + k + g + 1)
+                if hi > -math.inf and log_v(t - k - 1) - rate * g <= math.log(eta) + hi:
+                    best = k
+                    break
+        return best
+
+    g = np.random.default_rng(11)
+    seen = set()
+    for _ in range(400):
+        size = int(g.integers(3, 30))
+        logv = np.cumsum(-g.exponential(g.choice([0.05, 0.5, 3.0]), size)) + 5.0
+        if g.uniform() < 0.3:
+            logv[int(g.integers(1, size)) :] = -np.inf
+        t = int(g.integers(1, size + 1))
+        rate, eta = float(g.uniform(0.05, 3.0)), float(g.choice([1e-6, 0.01, 0.5]))
+        expected = by_definition(logv, t, rate, eta)
+        assert safety_margin(logv, t, rate, eta) == expected
+        seen.add(expected >= 0)
+    assert seen == {False, True}
