@@ -422,14 +422,14 @@ def test_norm_counts_numpy_rows_must_match_and_either_side_alone():
     assert only_y.x is None and only_y.n == 4 and only_y.y.tolist() == [1, 2, 4]
 
 
-def test_block_statistics_are_the_exact_sums():
-    """``block_statistics`` (one in-memory block) clips the labels to ``label_bound`` too: the
-    exact reference of the module's definition (labels here reach 1e200)."""
-    from privlearn.learners._suffstats import block_statistics
+def test_numpy_statistics_are_the_exact_sums():
+    """The numpy path clips the labels to ``label_bound`` too: the exact reference of the
+    module's definition (labels here reach 1e200)."""
+    from privlearn.learners._suffstats import sufficient_statistics
 
     X, y = _data(300, 3, seed=2)
     for intercept in (None, 1.5):
-        s = block_statistics(X, y, D_NORM, L_BOUND, intercept)
+        s = sufficient_statistics(X, y, data_norm=D_NORM, label_bound=L_BOUND, intercept=intercept)
         ref, _ = _exact_reference(X, y, intercept)
         assert np.array_equal(_packed(s), ref) and s.n == 300
 

@@ -494,19 +494,6 @@ def _to_float(t: int, exponent: int) -> float:
     return float(Fraction(t) * Fraction(2) ** exponent)
 
 
-def block_statistics(
-    X: np.ndarray, y: np.ndarray, data_norm: float, label_bound: float, intercept: Optional[float]
-) -> SufficientStatistics:
-    """The statistics of one in-memory block (numpy), exact as in the module docstring."""
-    return sufficient_statistics(
-        np.asarray(X),
-        np.asarray(y),
-        data_norm=data_norm,
-        label_bound=label_bound,
-        intercept=intercept,
-    )
-
-
 def sufficient_statistics(
     X: Any, y: Any, *, data_norm: float, label_bound: float, intercept: Optional[float] = None
 ) -> SufficientStatistics:
