@@ -794,3 +794,16 @@ def test_no_intercept_coefficients_are_in_data_units():
     assert np.allclose(m.coef_, w, atol=1e-3)
     m = AdaSSPRegressor(1e6, data_norm=1.0, label_bound=1.0, rng=0).fit(X, y + 0.25)
     assert np.allclose(m.coef_, w, atol=1e-3) and abs(m.intercept_ - 0.25) < 1e-3
+
+
+def test_laplace_refuses_a_delta_no_float_holds():
+    """delta is checked exactly for either noise (a rational no float holds is refused, not
+    rounded), although the Laplace variant does not use it."""
+    X, y = data(50, 2)
+    for noise in ("gaussian", "laplace"):
+        est = AdaSSPRegressor(
+            1.0, delta=Fraction(1, 3), noise=noise, data_norm=1.0, label_bound=1.0
+        )
+        with pytest.raises(InvalidParameterError) as err:
+            est.fit(X, y)
+        assert err.value.parameter == "delta"

@@ -374,3 +374,23 @@ def test_private_bounds_at_the_threshold_fit():
         0.32, DELTA, data_norm="private", label_bound="private", accountant=acc, rng=0
     ).fit(X, y)
     assert len(acc.ledger) == 2
+
+
+def test_charged_event_is_hessian_lambda_and_the_rounds():
+    """The one composed event is, in order: the Hessian release (p(p+1)/2 coordinates, p = d + 1
+    with the intercept), the lambda_min release (1 coordinate) and the T gradient rounds (each p
+    coordinates), as the module docstring lists them; the default T is the documented 10."""
+    X, y = _data()
+    acc = Accountant(Budget(10, 1e-3))
+    model = BoostedAdaSSPRegressor(EPS, DELTA, data_norm=1.5, gradient_clip=0.7, accountant=acc)
+    assert model.n_rounds == 10
+    model.set_params(rng=0).fit(X, y)
+    event = acc.ledger[0].event
+    assert event.kind == "composed"
+    hessian, lam, rounds = event.params
+    p = X.shape[1] + 1
+    assert (hessian.kind, hessian.params[2]) == ("discrete_gaussian", p * (p + 1) // 2)
+    assert (lam.kind, lam.params[2]) == ("discrete_gaussian", 1)
+    assert rounds.kind == "repeated" and rounds.params[1] == 10
+    assert rounds.params[0].params[2] == p
+    assert model.privacy_guarantee(400) == Budget(EPS, DELTA)
