@@ -46,6 +46,13 @@ the same estimator as in the data's units). So the noise in the samplers' units 
 charged events depend on ``epsilon``, ``delta``, ``T`` and ``p`` only, not on the bounds: they
 are known before a private bound is released (as in :mod:`privlearn.learners.adassp`).
 
+**Floating point (a known gap).** ``X^T X`` and each round's ``X^T r`` are computed in float64
+(BLAS), and no slack covers their rounding error: two neighbours' computed statistics can differ
+by the exact sensitivity plus up to about ``n^2 2^-52`` per coordinate (normalised units; a
+worst-case bound, far above what BLAS does in practice). The exact samplers' grid absorbs it
+only for small ``n``. :class:`~privlearn.learners.adassp.AdaSSPRegressor` avoids this with exact
+statistics and a documented slack; doing the same here is open (issue 19 note).
+
 Calibration and guarantee
 -------------------------
 The total ``rho = zcdp_rho_for(epsilon, delta)`` (the largest zCDP whose conversion, Canonne,
