@@ -185,13 +185,14 @@ def dpgd_step_noise(
     the *grid units* of :func:`privlearn.mechanisms.gaussian_noise` (the integer sensitivity
     ``ceil(2 / 2^k) + ceil(sqrt(dim))`` of the rounded sum, CKS20 Theorem 4), i.e.
     ``sigma = 2^k units / sqrt(2 rho / steps)``. The composition is checked with
-    :func:`~privlearn.accounting._convert.zcdp_to_dp` (rounded up) and ``sigma`` nudged up if a
-    last rounding pushed it over.
+    :func:`~privlearn.accounting._convert.zcdp_to_dp` (rounded up), and the step's ``rho`` nudged
+    down if a last rounding pushed it over. The grid and its ``sigma`` are
+    :func:`privlearn.mechanisms.gaussian_noise_sigma`'s (exact rationals, safe side).
     """
     from ..accounting._calibrate import zcdp_rho_for
     from ..accounting._convert import zcdp_to_dp
     from ..accounting._event import PrivacyEvent
-    from ..mechanisms import _noise_grid
+    from ..mechanisms import gaussian_noise_event, gaussian_noise_sigma
 
     sens = 2.0 * LIPSCHITZ
     rho_prior = 0.0 if prior is None else prior.to_zcdp().rho
@@ -199,23 +200,16 @@ def dpgd_step_noise(
     if not rho_rest > 0.0:  # pragma: no cover - the bound share is a small fraction
         raise InvalidParameterError("epsilon: nothing is left after the bound share", "epsilon")
     rho_step = rho_rest / steps
-    sigma = sens / math.sqrt(2.0 * rho_step)  # the continuous value (a lower bound)
-    step, units = _noise_grid(sigma, sens, dim)
-    sigma_units = units / math.sqrt(2.0 * rho_step)
     for _ in range(64):
-        sigma = sigma_units * step
-        grid = _noise_grid(sigma, sens, dim)
-        if grid == (step, units):
-            event = PrivacyEvent.discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
-            total = PrivacyEvent.repeated(event, steps)
-            if prior is not None:
-                total = PrivacyEvent.composed([prior, total])
-            if zcdp_to_dp(total.to_zcdp(), delta).epsilon <= epsilon:
-                return sigma, event
-            sigma_units *= 1.0 + 2.0**-40
-        else:  # pragma: no cover - only when rho_step > 1/2 (sigma below the sensitivity)
-            step, units = grid
-            sigma_units = units / math.sqrt(2.0 * rho_step)
+        # The least sigma whose grid release is at most rho_step-zCDP (the grid's fixed point).
+        sigma = gaussian_noise_sigma(sens, rho_step, dim)
+        event = gaussian_noise_event(sigma, sens, dim)
+        total = PrivacyEvent.repeated(event, steps)
+        if prior is not None:
+            total = PrivacyEvent.composed([prior, total])
+        if zcdp_to_dp(total.to_zcdp(), delta).epsilon <= epsilon:
+            return sigma, event
+        rho_step *= 1.0 - 2.0**-40  # pragma: no cover - a last rounding of the sums
     raise AssertionError("DP-GD calibration did not converge")  # pragma: no cover
 
 
