@@ -187,7 +187,7 @@ def test_boosted_adassp_audit_worst_case_neighbours(variant, monkeypatch):
     kw = dict(data_norm=1.0, gradient_clip=1.0, n_rounds=1, fit_intercept=False)
     rec_a = _recorded_inputs(Xa, ya, monkeypatch, **kw)
     rec_b = _recorded_inputs(Xb, yb, monkeypatch, **kw)
-    want = _expected_sigmas(EPS_B, 1e-6, 1.0, 1.0, 1, False)
+    want = _expected_sigmas(EPS_B, 1e-6, 1.0, 1.0, 1, False, n=12, p=2)
     sens = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
     names = ["hessian", "lambda", "gradient"]
     for ra, rb, name in zip(rec_a, rec_b, names):

@@ -38,13 +38,30 @@ def _rho_for(eps, delta):
     return lo
 
 
-def _expected_sigmas(eps, delta, cx, cg, T, intercept):
+def _slack(n, p):
+    """The documented floating-point slack of the normalised sensitivities (module docstring):
+    ``2^-49 n`` for the Hessian and the gradient, ``2^-44 p n`` for ``lambda_min``."""
+    return {"hessian": 2.0**-49 * n, "lambda": 2.0**-44 * p * n, "gradient": 2.0**-49 * n}
+
+
+def _sensitivities(n, p):
+    """Replace-one sensitivities in normalised units (sqrt(2), 1, 2) plus the slack."""
+    base = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
+    slack = _slack(n, p)
+    return {k: base[k] + slack[k] for k in base}
+
+
+def _expected_sigmas(eps, delta, cx, cg, T, intercept, *, n, p):
+    """Tang et al.'s rho split (a third each to H~, l~ and the T rounds together) with the
+    sensitivities ``sqrt(2) B^2``, ``B^2``, ``2 B C_g`` and the documented slack, without the
+    grid margin."""
     B = cx * math.sqrt(2) if intercept else cx
     rho = _rho_for(eps, delta)
+    sens = _sensitivities(n, p)
     return {
-        "hessian": math.sqrt(2) * B * B / math.sqrt(2 * rho / 3),
-        "lambda": B * B / math.sqrt(2 * rho / 3),
-        "gradient": 2 * B * cg / math.sqrt(2 * rho / (3 * T)),
+        "hessian": sens["hessian"] * B * B / math.sqrt(2 * rho / 3),
+        "lambda": sens["lambda"] * B * B / math.sqrt(2 * rho / 3),
+        "gradient": sens["gradient"] * B * cg / math.sqrt(2 * rho / (3 * T)),
     }
 
 
@@ -73,8 +90,9 @@ def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
     T = 4
     m, calls = _tapped(T, intercept)
     assert len(calls) == T + 2
-    want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, T, False)
-    absolute = _expected_sigmas(EPS, DELTA, 1.5, 0.7, T, intercept)
+    n, p = 400, 4 if intercept else 3
+    want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, T, False, n=n, p=p)
+    absolute = _expected_sigmas(EPS, DELTA, 1.5, 0.7, T, intercept, n=n, p=p)
     for name in absolute:
         assert m.noise_["sigma_" + name] == pytest.approx(absolute[name] * (1 + 2.0**-16))
     # gaussian_noise hands the sampler sigma / step in grid units (step: a power of two).
@@ -83,15 +101,81 @@ def test_sigmas_seen_by_the_sampler_match_the_rho_split(intercept):
     )  # the grid only (a power of two), not the calibration
 
     names = ["hessian", "lambda"] + ["gradient"] * T
-    p = 4 if intercept else 3
-    sens = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
+    sens = _sensitivities(n, p)
     dims = {"hessian": p * (p + 1) // 2, "lambda": 1, "gradient": p}
+    seen = {}
     for call, name in zip(calls, names):
         s_want = want[name]
         step, _ = _noise_grid(s_want * (1 + 2.0**-16), sens[name], dims[name])
-        sigma = call.params["sigma"] * step
+        sigma = call.params["sigma"] * step  # exact: step is a power of two
         # the library adds a relative 2^-16 margin for the grid: within [1, 1 + 2^-15] of ours
         assert s_want <= sigma <= s_want * (1 + 2.0**-15), (name, sigma, s_want)
+        seen[name] = sigma
+    # The floating-point slack, seen through ratios (rho and the grid margin cancel; our rho
+    # bisection agrees with the library's only to ~1e-9, far above the slack): the Hessian's
+    # slack is a relative ~5e-13 and lambda_min's ~1e-10 here, resolved at 1e-14.
+    for name in ("hessian", "gradient"):
+        assert seen[name] / seen["lambda"] == pytest.approx(
+            want[name] / want["lambda"], rel=1e-14, abs=0
+        ), name
+    no_slack = seen["hessian"] / seen["lambda"] / math.sqrt(2)
+    assert abs(no_slack - 1) > 1e-11  # the slack is there (lambda_min's, 2^-44 p n)
+
+
+def test_slack_of_the_public_calibration_at_large_n():
+    """At ``n = 2^40`` the documented slack is a visible part of every sensitivity (normalised
+    units: ``sqrt(2) + 2^-9``, ``1 + 2^-4 p``, ``2 + 2^-9``), scaled by ``B^2``, ``B^2`` and
+    ``B C_g``; the sigmas are the rho split of them (ratios, so rho cancels)."""
+    from privlearn.learners.boosted_adassp import boosted_adassp_sigmas
+
+    n, p, T, B, cg = 2**40, 3, 5, 1.5, 0.7
+    cal = boosted_adassp_sigmas(EPS, DELTA, bound=B, gradient_clip=cg, rounds=T, n=n, p=p)
+    assert cal["sens_hessian"] == pytest.approx((math.sqrt(2) + 2.0**-9) * B * B, rel=1e-15)
+    assert cal["sens_lambda"] == pytest.approx((1 + 2.0**-4 * p) * B * B, rel=1e-15)
+    assert cal["sens_gradient"] == pytest.approx((2 + 2.0**-9) * B * cg, rel=1e-15)
+    want = _expected_sigmas(EPS, DELTA, B, cg, T, False, n=n, p=p)
+    for name in ("hessian", "gradient"):
+        assert cal["sigma_" + name] / cal["sigma_lambda"] == pytest.approx(
+            want[name] / want["lambda"], rel=1e-14
+        )
+    assert cal["sigma_lambda"] == pytest.approx(want["lambda"] * (1 + 2.0**-16), rel=1e-8)
+
+
+def test_statistics_are_the_exact_ones():
+    """The values handed to the sampler are the exact statistics of the clipped rows, rounded
+    once and divided once by the normaliser (computed here with exact rationals from the rows
+    as the library clips them: rows inside the bound are not changed, so inner rows are used):
+    ``X^T X / B^2`` in the Frobenius layout, and the first round's ``X^T clip(y, C_g) / (B C_g)``
+    (``theta_0 = 0``)."""
+    import privlearn.mechanisms as mech
+
+    g = np.random.default_rng(3)
+    # Dyadic values with 20 bits (the statistics' fixed-point grid keeps them exactly); norms
+    # < 1.5: clipping is the identity.
+    X = np.round(g.uniform(-0.5, 0.5, size=(60, 2)) * 2**20) / 2**20
+    y = np.round(g.normal(size=60) * 2**20) / 2**20
+    seen = []
+    real = mech.gaussian_noise
+
+    def wrapper(value, sigma, sensitivity, *, rng=None):
+        seen.append(np.atleast_1d(np.asarray(value, dtype=float)).copy())
+        return real(value, sigma, sensitivity, rng=rng)
+
+    mech.gaussian_noise = wrapper
+    try:
+        BoostedAdaSSPRegressor(
+            EPS, DELTA, data_norm=1.5, gradient_clip=0.7, n_rounds=1, fit_intercept=False, rng=0
+        ).fit(X, y)
+    finally:
+        mech.gaussian_noise = real
+    F = [[Fraction(v) for v in row] for row in X]
+    r = [Fraction(float(np.clip(v, -0.7, 0.7))) for v in y]
+    c = 1.5 * 1.5
+    xtx = [[float(sum(row[j] * row[k] for row in F)) / c for k in range(2)] for j in range(2)]
+    vec = [xtx[0][0], xtx[1][1], math.sqrt(2) * xtx[0][1]]
+    assert np.array_equal(seen[0], np.array(vec))
+    xtr = [float(sum(row[j] * rv for row, rv in zip(F, r))) / (1.5 * 0.7) for j in range(2)]
+    assert np.array_equal(seen[2], np.array(xtr))
 
 
 def test_composed_charge_is_one_event_proving_the_budget():
@@ -145,8 +229,8 @@ def test_noise_goodness_of_fit_with_power_check():
     A = Xc.T @ Xc / (B * B)
     iu = np.triu_indices(4, 1)
     v = np.concatenate([np.diag(A), math.sqrt(2) * A[iu]])
-    s_want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, 1, False)["hessian"]
-    step, _ = _noise_grid(s_want * (1 + 2.0**-16), math.sqrt(2), v.size)
+    s_want = _expected_sigmas(EPS, DELTA, 1.0, 1.0, 1, False, n=len(X), p=4)["hessian"]
+    step, _ = _noise_grid(s_want * (1 + 2.0**-16), _sensitivities(len(X), 4)["hessian"], v.size)
     z = []
     for seed in range(150):
         _, calls = _tapped(1, True, seed)
@@ -288,8 +372,8 @@ def test_private_bounds_calibration_through_the_tap(eps):
         assert c.sensitivity == 1024
     assert m.data_norm_ in public_grid() and m.label_bound_ in public_grid()
     assert m.gradient_clip_ == m.label_bound_
-    want = _expected_sigmas(eps * (1 - f), DELTA, 1.0, 1.0, T, False)
-    sens = {"hessian": math.sqrt(2), "lambda": 1.0, "gradient": 2.0}
+    want = _expected_sigmas(eps * (1 - f), DELTA, 1.0, 1.0, T, False, n=n, p=4)
+    sens = _sensitivities(n, 4)
     dims = {"hessian": 10, "lambda": 1, "gradient": 4}
     for call, name in zip(gauss, ["hessian", "lambda"] + ["gradient"] * T):
         step, _ = _noise_grid(want[name] * (1 + 2.0**-16), sens[name], dims[name])

@@ -40,18 +40,41 @@ adaptively.
 
 **Normalised units.** The releases are made on ``X^T X / B^2``, ``lambda_min(X^T X) / B^2``
 and ``X^T r / (B C_g)`` (rows of norm at most 1, residuals in ``[-1, 1]``), whose
-sensitivities are ``sqrt(2)``, ``1`` and ``2`` whatever the bounds, and scaled back
+sensitivities are ``sqrt(2)``, ``1`` and ``2`` whatever the bounds (plus the floating-point
+slack below, which depends on ``n`` and ``p`` only), and scaled back
 (``theta_t = theta_{t-1} + (C_g / B) G_n u_t`` with ``G_n`` the pseudo-inverse in these units:
 the same estimator as in the data's units). So the noise in the samplers' units and the
-charged events depend on ``epsilon``, ``delta``, ``T`` and ``p`` only, not on the bounds: they
-are known before a private bound is released (as in :mod:`privlearn.learners.adassp`).
+charged events depend on ``epsilon``, ``delta``, ``T``, ``p`` and ``n`` only, not on the
+bounds: they are known before a private bound is released (as in :mod:`privlearn.learners.adassp`).
 
-**Floating point (a known gap).** ``X^T X`` and each round's ``X^T r`` are computed in float64
-(BLAS), and no slack covers their rounding error: two neighbours' computed statistics can differ
-by the exact sensitivity plus up to about ``n^2 2^-52`` per coordinate (normalised units; a
-worst-case bound, far above what BLAS does in practice). The exact samplers' grid absorbs it
-only for small ``n``. :class:`~privlearn.learners.adassp.AdaSSPRegressor` avoids this with exact
-statistics and a documented slack; doing the same here is open (issue 19 note).
+**Floating point.** Every released statistic is an exact sum rounded once to float64
+(:func:`privlearn.learners._suffstats.sufficient_statistics`: the clipped rows truncated to a
+fixed-point grid, summed exactly in integers, each entry rounded once), then divided once by the
+public normalising constant, as in :class:`~privlearn.learners.adassp.AdaSSPRegressor`:
+``X^T X`` from one call, and each round's ``X^T r_t`` from one call with the residuals ``r_t`` as
+labels (clipped to ``C_g``, so the call's label clipping is the identity; the residuals are a
+per-row map of the raw row and the public ``theta_{t-1}``, computed in float64, and rounding in a
+per-row map changes no sensitivity: each summand is still some ``x r`` with ``||x|| <= B`` and
+``|r| <= C_g``).
+
+*The slack (proved here, data-independent).* Write ``u = 2^-53`` (unit roundoff). The released
+vectors are ``fl(S) / c`` with ``S`` the exact sum and ``c = fl(B B)`` or ``fl(B C_g)`` (with
+the intercept ``B = fl(C_x fl(sqrt 2))``): ``c`` is public, the same on both sides, within a
+relative ``5u`` of its exact value. (i) The exact ``S / c`` has sensitivity at most ``Delta (1 +
+5u) + O(u^2)``, i.e. ``Delta`` plus at most ``7.1 u`` (``sqrt(2) 5u`` for the Hessian,
+``2 3u`` for the gradient, whose ``c = fl(B C_g)`` is within ``3u``). (ii) Each computed
+coordinate is within a relative ``4u`` of ``S / c`` (the rounding of the sum, of the division, and for the off-diagonal Frobenius
+coordinates of the rounded ``sqrt 2`` and of its product), and ``||S / c|| <= n (1 + 5u)``
+(``||X^T X||_F <= trace``, ``||X^T r|| <= sum ||x_i|| |r_i|``): both sides together move by at
+most ``8.1 u n`` more. So two neighbours' computed ``X^T X`` (Frobenius vector) or ``X^T r_t``
+differ by at most ``Delta + 15.2 u n < Delta + 16 u n = Delta + 2^-49 n`` (``n >= 1``; the
+``0.8 u n`` left over covers the absolute error of subnormal entries, at most ``p^2 2^-1074``
+per side). The slack is therefore ``2 FLOAT_SLACK n`` with AdaSSP's constant
+(:data:`privlearn.learners.adassp.FLOAT_SLACK` ``= 2^-50``; twice it, for the Frobenius
+layout's extra roundings and the rounded normaliser). The eigenvalue gets AdaSSP's
+``EIG_SLACK p n = 2^-44 p n`` (backward error of the symmetric eigensolver, generously). The
+noise is calibrated to ``sqrt(2) + 2^-49 n``, ``1 + 2^-44 p n`` and ``2 + 2^-49 n``
+(normalised units); ``n`` and ``p`` are public.
 
 Calibration and guarantee
 -------------------------
@@ -59,8 +82,8 @@ The total ``rho = zcdp_rho_for(epsilon, delta)`` (the largest zCDP whose convers
 Kamath and Steinke 2020, Corollary 13, meets ``(epsilon, delta)``; with private bounds,
 ``(epsilon_s, delta)`` for the statistics' share ``epsilon_s``) is split as Tang et al.'s
 reference implementation does: a third to ``H~``, a third to ``l~``, a third to the ``T``
-boosting rounds together (``rho / (3T)`` each). A release of sensitivity ``Delta`` and share
-``rho_i`` gets ``s = Delta / sqrt(2 rho_i) (1 + 2^-16)``; the margin covers the exact sampler's
+boosting rounds together (``rho / (3T)`` each). A release of sensitivity ``Delta`` (including
+the floating-point slack above) and share ``rho_i`` gets ``s = Delta / sqrt(2 rho_i) (1 + 2^-16)``; the margin covers the exact sampler's
 grid (:func:`privlearn.mechanisms.gaussian_noise`: discrete Gaussian noise, whose zCDP parameter
 is at most a relative ``2^-18`` above the continuous one). The composed native events (``T + 2``
 discrete Gaussians, rhos adding under adaptive composition, Bun and Steinke 2016) are checked
@@ -88,11 +111,13 @@ are measured on warfarin only (the report of issue 19, helper D3).
 
 **Guarantee.** ``fit`` is ``(epsilon, delta)``-differentially private (replace-one, ``n``
 public) with ``rng=None`` or an unseeded generator, with respect to the raw rows (clipping is a
-per-row map). Nothing about the data decides whether it succeeds, what it charges or the shape
+per-row map), for the statistics as computed in floating point (the slack above bounds their
+rounding). Nothing about the data decides whether it succeeds, what it charges or the shape
 of the output.
 
-Which library does what: numpy computes ``X^T X``, the residuals, ``lambda_min`` (``eigvalsh``)
-and the pseudo-inverse; privlearn draws the exact noise and calibrates and composes the events.
+Which library does what: privlearn computes the exact statistics ``X^T X`` and ``X^T r_t``
+(``learners._suffstats``), draws the exact noise and calibrates and composes the events; numpy
+computes the residuals, ``lambda_min`` (``eigvalsh``) and the pseudo-inverse.
 """
 
 from __future__ import annotations
@@ -111,7 +136,8 @@ from ..random import as_generator
 from . import _base
 from ._base import LinearRegressorMixin, PrivateEstimatorMixin
 from ._solvers import SolverError
-from ._suffstats import frobenius_unvec, frobenius_vec
+from ._suffstats import frobenius_unvec, frobenius_vec, sufficient_statistics
+from .adassp import EIG_SLACK, FLOAT_SLACK
 
 __all__ = ["BoostedAdaSSPRegressor", "boosted_adassp_sigmas"]
 
@@ -121,22 +147,35 @@ GRID_MARGIN = 2.0**-16
 RHO_SHARES = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 #: Standard deviations subtracted from the noisy lambda_min for its lower bound.
 LAMBDA_SHIFT = 3.0
+#: Floating-point slack of the Hessian and gradient sensitivities, times ``n`` (normalised
+#: units): twice AdaSSP's, for the Frobenius layout's extra roundings and the rounded
+#: normaliser (module docstring). The eigenvalue's is AdaSSP's ``EIG_SLACK * p * n``.
+STAT_SLACK = 2.0 * FLOAT_SLACK
 
 
 def boosted_adassp_sigmas(
-    epsilon: float, delta: float, *, bound: float, gradient_clip: float, rounds: int
+    epsilon: float,
+    delta: float,
+    *,
+    bound: float,
+    gradient_clip: float,
+    rounds: int,
+    n: int,
+    p: int,
 ) -> Dict[str, float]:
     """The noise standard deviations and sensitivities of the ``rounds + 2`` releases for a
-    total ``(epsilon, delta)`` (module docstring): keys ``rho``, ``sigma_hessian``,
-    ``sigma_lambda``, ``sigma_gradient``, ``sens_hessian`` (``sqrt(2) B^2``), ``sens_lambda``
-    (``B^2``), ``sens_gradient`` (``2 B C_g``). From public parameters only."""
+    total ``(epsilon, delta)``, ``n`` rows and ``p`` columns (module docstring): keys ``rho``,
+    ``sigma_hessian``, ``sigma_lambda``, ``sigma_gradient``, ``sens_hessian`` (``(sqrt(2) +
+    2^-49 n) B^2``), ``sens_lambda`` (``(1 + 2^-44 p n) B^2``), ``sens_gradient`` (``(2 +
+    2^-49 n) B C_g``): the replace-one sensitivities plus the floating-point slack. From public
+    parameters only."""
     from ..accounting._calibrate import zcdp_rho_for
 
     rho = zcdp_rho_for(epsilon, delta)
     sens = {
-        "hessian": math.sqrt(2.0) * bound * bound,
-        "lambda": bound * bound,
-        "gradient": 2.0 * bound * gradient_clip,
+        "hessian": (math.sqrt(2.0) + STAT_SLACK * n) * bound * bound,
+        "lambda": (1.0 + EIG_SLACK * p * n) * bound * bound,
+        "gradient": (2.0 + STAT_SLACK * n) * bound * gradient_clip,
     }
     shares = {
         "hessian": RHO_SHARES[0] * rho,
@@ -312,17 +351,19 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
 
     @staticmethod
     def _plan(
-        p: int, epsilon: float, delta: float, rounds: int
+        p: int, epsilon: float, delta: float, rounds: int, n: int
     ) -> Tuple[Dict[str, float], Any, List[Any]]:
         """The calibration in normalised units (:func:`boosted_adassp_sigmas` with ``B = C_g =
-        1``), the composed event to charge for ``Budget(epsilon, delta)`` (the statistics'
+        1``, ``n`` rows), the composed event to charge for ``Budget(epsilon, delta)`` (the statistics'
         share), and the per-release events; checked (from public parameters only) to total at
         most ``zcdp_rho_for(epsilon, delta)``. Independent of the bounds, so known before a
         private bound is released."""
         from ..accounting import Budget
         from ..accounting._event import PrivacyEvent
 
-        cal = boosted_adassp_sigmas(epsilon, delta, bound=1.0, gradient_clip=1.0, rounds=rounds)
+        cal = boosted_adassp_sigmas(
+            epsilon, delta, bound=1.0, gradient_clip=1.0, rounds=rounds, n=n, p=p
+        )
         parts = [
             gaussian_noise_event(cal["sigma_hessian"], cal["sens_hessian"], p * (p + 1) // 2),
             gaussian_noise_event(cal["sigma_lambda"], cal["sens_lambda"], 1),
@@ -364,7 +405,7 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
             if v == PRIVATE
         ]
         shares, eps_s, quantile = plan_shares(eps, n, private, fraction, quantile)
-        cal, total, parts = self._plan(p, eps_s, delta, rounds)
+        cal, total, parts = self._plan(p, eps_s, delta, rounds, n)
         gen = as_generator(self.rng)
 
         def release() -> Tuple[np.ndarray, float, float, Optional[float], float]:
@@ -376,7 +417,17 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
             if fit_intercept:
                 Xc = np.hstack([Xc, np.full((n, 1), bx)])
             yc = yv if by is None else np.clip(yv, -by, by)
-            A = (Xc.T @ Xc) / (B * B)  # normalised: rows of norm at most 1
+            icpt = bx if fit_intercept else None
+
+            def residual_sums(r: np.ndarray) -> Any:
+                # Exact X^T X and X^T r of the clipped rows, each entry rounded once (the
+                # residuals, already in [-cg, cg], are the labels: their clipping is the
+                # identity).
+                return sufficient_statistics(Xv, r, data_norm=bx, label_bound=cg, intercept=icpt)
+
+            r = np.clip(yc, -cg, cg)  # the first round's residuals (theta_0 = 0)
+            first = residual_sums(r)
+            A = np.asarray(first.xtx, dtype=np.float64) / (B * B)  # normalised: rows of norm <= 1
             v, e_h = gaussian_noise(
                 frobenius_vec(A), cal["sigma_hessian"], cal["sens_hessian"], rng=gen
             )
@@ -396,10 +447,15 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
             except np.linalg.LinAlgError:  # pragma: no cover - finite symmetric input
                 raise SolverError("Boosted AdaSSP: the pseudo-inverse did not converge") from None
             theta = np.zeros(p)
-            for _ in range(rounds):
-                r = np.clip(yc - Xc @ theta, -cg, cg)
+            for t in range(rounds):
+                if t > 0:
+                    r = np.clip(yc - Xc @ theta, -cg, cg)
+                xtr = (first if t == 0 else residual_sums(r)).xty
                 u, e_g = gaussian_noise(
-                    (Xc.T @ r) / (B * cg), cal["sigma_gradient"], cal["sens_gradient"], rng=gen
+                    np.asarray(xtr, dtype=np.float64) / (B * cg),
+                    cal["sigma_gradient"],
+                    cal["sens_gradient"],
+                    rng=gen,
                 )
                 assert e_g == parts[2]
                 theta = theta + (cg / B) * (G @ np.asarray(u))
