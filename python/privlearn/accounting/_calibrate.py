@@ -10,6 +10,8 @@ Corollary 13). :func:`zcdp_rho_for` gives the largest total ``rho`` that convers
 
 from __future__ import annotations
 
+import functools
+
 from .._validate import check_delta, check_epsilon
 from ._convert import zcdp_to_dp
 from ._neighbours import REPLACE_ONE, _neighbours_arg
@@ -39,6 +41,14 @@ def zcdp_rho_for(epsilon: float, delta: float, *, neighbours: str = REPLACE_ONE)
     float
         ``rho > 0``.
 
+    Notes
+    -----
+    The search (about 40 conversions, each a golden-section search over the order) is a pure
+    function of the validated public ``(epsilon, delta, neighbours)``; its result is memoised
+    (:func:`functools.lru_cache`, 64 entries) so that repeated fits at the same budget (a
+    benchmark, a grid search, a cross-validation) do not repeat it. The cached value is the
+    same float the search returns.
+
     Examples
     --------
     >>> rho = zcdp_rho_for(1.0, 1e-6)
@@ -47,7 +57,12 @@ def zcdp_rho_for(epsilon: float, delta: float, *, neighbours: str = REPLACE_ONE)
     """
     eps = check_epsilon(epsilon, exact=True)
     d = check_delta(delta, zero_ok=False, exact=True)
-    nb = _neighbours_arg(neighbours)
+    return _rho_for(eps, d, _neighbours_arg(neighbours))
+
+
+@functools.lru_cache(maxsize=64)
+def _rho_for(eps: float, d: float, nb: str) -> float:
+    """:func:`zcdp_rho_for` on validated floats (memoised: a pure function of its arguments)."""
 
     def fits(rho: float) -> bool:
         return zcdp_to_dp(ZcdpBudget(rho, neighbours=nb), d).epsilon <= eps
