@@ -650,3 +650,41 @@ def test_inexact_rational_epsilon_is_refused(cls):
     assert not acc.ledger and not tap.calls
     cls(Fraction(1, 4), 1e-6, data_norm=B, classes=[0, 1], accountant=acc, rng=0).fit(X, y)
     assert acc.spent.epsilon == pytest.approx(0.25)
+
+
+# --------------------------------------------------------------------------------------------
+# Fit time (issue 19): DP-GD's steps are gaussian_noise's releases with the grid computed once
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sigma, d", [(37.5, 31), (0.3, 4), (1e4, 1)])
+def test_dpgd_step_releases_equal_gaussian_noise(sigma, d):
+    """Each DP-GD step is what :func:`privlearn.mechanisms.gaussian_noise` releases (the same
+    grid, sampler call and random stream), so its native event is gaussian_noise's: three
+    releases with the same seed are bit-identical (sigma above and below the sensitivity 2)."""
+    from privlearn.learners.logistic import _GridNoise
+    from privlearn.mechanisms import gaussian_noise
+    from privlearn.random import as_generator
+
+    g = np.random.default_rng(5)
+    values = [g.normal(0.0, 50.0, d) for _ in range(3)]
+    ours, ref = as_generator(9), as_generator(9)
+    step_noise = _GridNoise(sigma, 2.0, d)
+    for v in values:
+        expected, _ = gaussian_noise(v, sigma, 2.0, rng=ref)
+        assert np.array_equal(step_noise(v, ours), expected)
+
+
+def test_calibrations_are_memoised_pure_functions():
+    """The memoised calibrations return the same values as a fresh search (the cache is keyed
+    by the validated public parameters; ``1`` and ``1.0`` share an entry, a bad value is still
+    refused)."""
+    from privlearn.accounting._calibrate import _rho_for
+    from privlearn.learners.logistic import _dpgd_step_noise, dpgd_step_noise
+
+    fresh = _rho_for.__wrapped__(0.7, 1e-6, "replace-one")
+    assert zcdp_rho_for(0.7, 1e-6) == fresh == zcdp_rho_for(0.7, 1e-6)
+    with pytest.raises(InvalidParameterError):
+        zcdp_rho_for(True, 1e-6)
+    assert dpgd_step_noise(1, 1e-6, 10, 3) == dpgd_step_noise(1.0, 1e-6, 10, 3)
+    assert dpgd_step_noise(1.0, 1e-6, 10, 3) == _dpgd_step_noise.__wrapped__(1.0, 1e-6, 10, 3, None)
