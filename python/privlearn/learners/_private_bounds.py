@@ -168,8 +168,16 @@ BOUNDS_FRACTION_MAX = 0.5
 #: quantiles at the median): below it a grid point far outside the data is within ``e^8`` of
 #: the quantile's probability, and with the grid's 319 points a bound far from the data becomes
 #: likely (measured: scikit-learn's diabetes data, n = 354, exploded at epsilon = 0.2, gap 4.4,
-#: and was fine at epsilon = 0.5, gap 11). :func:`bounds_plan` then refuses ``"private"``
-#: (``n epsilon >= 8 k BOUNDS_MIN_GAP`` is needed for ``k`` private bounds).
+#: and was fine at epsilon = 0.5, gap 11, on the experiment's 30 splits). :func:`bounds_plan`
+#: then refuses ``"private"`` (``n epsilon >= 8 k BOUNDS_MIN_GAP`` is needed for ``k`` private
+#: bounds). **The gap is per grid point**: a flat tail holds 100-300 points, so its total
+#: probability is about ``K_tail e^-gap``. Computed exactly from the mechanism's law (issue 19,
+#: helper H4; 10 splits each), the probability of a row bound below a quarter of the smallest
+#: norm / a label bound above four times the largest ``|y|`` is 2.8e-3 / 1.5e-3 per fit on
+#: diabetes at epsilon = 0.5 (5.7e-5 / 3.6e-5 at epsilon = 1) and 6.7e-5 / 3.2e-5 on warfarin
+#: (n = 3000) at epsilon = 0.2 and 0.5; such a bound makes the MSE explode (1e9 and more), and
+#: on 40 other diabetes splits (2 fits each) one such fit at epsilon = 0.5 made the mean MSE
+#: 448 times the hand-picked one. So ``"private"`` near this limit is not safe for a mean.
 BOUNDS_MIN_GAP = 8.0
 
 # Scores are integers in units of 2^-SCALE_BITS of a count (see the module docstring).
