@@ -37,6 +37,7 @@ import math
 from typing import Any, Optional, Tuple
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator
 
 from .. import _core
@@ -168,15 +169,15 @@ class _GridNoise:
                 "value: too large for the noise grid of this sigma and sensitivity", "value"
             )
         ints = np.rint(scaled).astype(np.int64)
-        noisy = _core.discrete_gaussian(ints, self.sigma_units, rng)
-        return np.asarray(noisy, dtype=np.float64) * self.step
+        noisy = _core.discrete_gaussian(ints, self.sigma_units, rng)  # int64
+        return noisy * self.step  # the exact integers rounded once to doubles, then scaled
 
 
-def _logistic_gradient_sum(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``sum_i grad l(w; x_i, y_i) = - sum_i y_i s(-y_i <w, x_i>) x_i``."""
-    from scipy.special import expit
-
-    return X.T @ (-y * expit(-y * (X @ w)))
+def _logistic_gradient_sum(signed: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``sum_i grad l(w; x_i, y_i) = - sum_i s(-<w, y_i x_i>) y_i x_i`` from the signed rows
+    ``y_i x_i`` (``y_i = +-1``: the same floating-point sums as with ``x_i`` and ``y_i``
+    apart, since a sign change is exact)."""
+    return -(signed.T @ expit(-(signed @ w)))
 
 
 class _PrivateLogistic(PrivateEstimatorMixin, LinearClassifierMixin, BaseEstimator):
@@ -501,12 +502,14 @@ class DPGradientDescentClassifier(_PrivateLogistic):
             data = _base.normalise(
                 Z, ys, data_norm=bound, label_bound=None, fit_intercept=fit_intercept
             )
+            signed = data.X * data.y[:, None]
             w = np.zeros(d)
             total = np.zeros(d)
             for _ in range(steps):
-                noisy = step_noise(_logistic_gradient_sum(data.X, data.y, w), gen)
+                noisy = step_noise(_logistic_gradient_sum(signed, w), gen)
                 w = w - eta * (noisy / n + alpha * w)
-                total += w
+                if average:
+                    total += w
             return (total / steps if average else w), data, mu
 
         w, data, mu = _base.charged(
