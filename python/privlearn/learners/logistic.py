@@ -169,7 +169,7 @@ class _GridNoise:
                 "value: too large for the noise grid of this sigma and sensitivity", "value"
             )
         ints = np.rint(scaled).astype(np.int64)
-        noisy = _core.discrete_gaussian(ints, self.sigma_units, rng)  # int64
+        noisy = np.asarray(_core.discrete_gaussian(ints, self.sigma_units, rng))  # int64
         return noisy * self.step  # the exact integers rounded once to doubles, then scaled
 
 
