@@ -65,7 +65,7 @@ def normalised(X, y, B, L, intercept=True):
 
 def slack(n, p):
     """The documented floating-point slack of the three sensitivities."""
-    return 2.0**-44 * p * n, 2.0**-50 * n, 2.0**-50 * n
+    return 2.0**-44 * p * n, 2.0**-49 * n, 2.0**-49 * n
 
 
 def gaussian_sensitivities(n, p):

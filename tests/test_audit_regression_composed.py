@@ -275,7 +275,7 @@ def _gaussian_steps(name: str) -> List[Tuple[float, float]]:
     n, p = 12, 2
     if name == "adassp-gaussian":
         est = _adassp("gaussian", 0).fit(*_pair(1.0)[:2])
-        sens = (1 + 2.0**-44 * p * n, math.sqrt(2) + 2.0**-50 * n, 2 + 2.0**-50 * n)
+        sens = (1 + 2.0**-44 * p * n, math.sqrt(2) + 2.0**-49 * n, 2 + 2.0**-49 * n)
         sig = est.noise_scales_
     else:
         est = _boosted(0).fit(*_pair(BIG)[:2])
@@ -315,7 +315,7 @@ def test_laplace_pair_realises_its_share_of_epsilon():
     realised loss ``0.1 + 0.45 (2/3) + 0.45 / sqrt(2) = 0.718`` of ``EPS_L``."""
     a, b = _recorded("adassp-laplace", "a", 0), _recorded("adassp-laplace", "b", 0)
     n, p = 12, 2
-    sens = (1 + 2.0**-44 * p * n, (p + 1) * (1 + 2.0**-50 * n), 2 * math.sqrt(p) + 2.0**-50 * n * p)
+    sens = (1 + 2.0**-44 * p * n, (p + 1) * (1 + 2.0**-49 * n), 2 * math.sqrt(p) + 2.0**-49 * n * p)
     loss = 0.0
     for x, y, s, w in zip(a, b, sens, (0.1, 0.45, 0.45)):
         assert x[2] == pytest.approx(s, rel=1e-15) and x[3] == pytest.approx(w * EPS_L, rel=1e-12)

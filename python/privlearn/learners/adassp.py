@@ -71,12 +71,26 @@ privlearn's neighbours replace one row ``(x, y)`` by ``(x', y')``. In normalised
   **2 sqrt(p)**, attained by ``x = (1, ..., 1)/sqrt(p) = -x'``, ``y = y'``.
 * ``lambda_min`` (Laplace, a scalar): **1**, as above.
 
-Floating point: the statistics are exact sums rounded once to float64 and divided once by the
-normalising constant; each entry is then within a relative ``2^-52`` of the exact value, whose
-norm is at most ``n``. So two neighbours' computed statistics differ by at most the exact
-sensitivity plus ``2^-50 n`` (both sides' errors), which is added to the sensitivity the noise is
-calibrated to (:data:`FLOAT_SLACK`); the eigenvalue gets ``2^-44 p n`` (backward error of the
-symmetric eigensolver, generously). These are data-independent (``n`` and ``p`` are public).
+Floating point (``u = 2^-53``, the unit roundoff). The statistics are exact sums ``S`` rounded
+once to float64 and divided once by the normalising constant ``c`` (``fl(B B)``, ``fl(B C)``;
+with the intercept ``B = fl(C_x fl(sqrt 2))``), which is public, the same on both sides, and
+within a relative ``5u`` of its exact value; the Frobenius vector's off-diagonal coordinates are
+then multiplied by ``fl(sqrt 2)``. (i) The exact ``S / c`` has sensitivity at most ``Delta (1 +
+5u) + O(u^2)``, i.e. ``Delta`` plus at most ``7.1 u`` (``sqrt(2) 5u``, ``2 3u``). (ii) Each
+computed coordinate is within a relative ``4u`` of ``S / c`` (sum, division, and for the
+off-diagonal Frobenius coordinates the rounded ``sqrt 2`` and its product), and ``||S / c|| <=
+n (1 + 5u)`` (``||X^T X||_F <= trace``, ``||X^T y|| <= sum ||x_i|| |y_i|``): both sides
+together move by at most ``8.1 u n`` more. So two neighbours' computed statistics differ by at
+most ``Delta + 15.2 u n < Delta + 16 u n = Delta + 2^-49 n`` (``n >= 1``; the ``0.8 u n`` left
+over covers the absolute error of subnormal entries, at most ``p^2 2^-1074`` per side), which
+is added to the L2 sensitivity the noise is calibrated to (:data:`FLOAT_SLACK` ``= 2^-49``). The
+Laplace variant's L1 sensitivities get it as ``(p + 1)(1 + 2^-49 n)`` and ``2 sqrt(p) + 2^-49 n
+p``: the L1 norms of the normalised statistics are at most ``p n`` and ``sqrt(p) n``, each
+coordinate (no ``sqrt 2`` here) is within a relative ``2u`` on each side, and ``c``'s rounding
+(``5u`` for ``X^T X``, ``3u`` for ``X^T y``) scales the exact sensitivity, so the excess is at
+most ``4u p n + 5u (p + 1) <= 16 u n (p + 1)`` and ``4u sqrt(p) n + 6u sqrt(p) <= 16 u n p``.
+The eigenvalue gets ``2^-44 p n`` (backward error of the symmetric eigensolver, generously).
+These are data-independent (``n`` and ``p`` are public).
 
 Calibration and guarantee
 -------------------------
@@ -174,7 +188,7 @@ LAPLACE_WEIGHTS = (0.1, 0.45, 0.45)
 GRID_MARGIN = 2.0**-16
 #: Floating-point slack of the matrix and vector statistics' sensitivity, times ``n``
 #: (module docstring); the eigenvalue's is ``EIG_SLACK * p * n``.
-FLOAT_SLACK = 2.0**-50
+FLOAT_SLACK = 2.0**-49
 EIG_SLACK = 2.0**-44
 #: Default failure probability of the shift and the ridge (Wang's choice).
 DEFAULT_RHO = 0.05

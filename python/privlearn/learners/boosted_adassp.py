@@ -57,24 +57,14 @@ per-row map of the raw row and the public ``theta_{t-1}``, computed in float64, 
 per-row map changes no sensitivity: each summand is still some ``x r`` with ``||x|| <= B`` and
 ``|r| <= C_g``).
 
-*The slack (proved here, data-independent).* Write ``u = 2^-53`` (unit roundoff). The released
-vectors are ``fl(S) / c`` with ``S`` the exact sum and ``c = fl(B B)`` or ``fl(B C_g)`` (with
-the intercept ``B = fl(C_x fl(sqrt 2))``): ``c`` is public, the same on both sides, within a
-relative ``5u`` of its exact value. (i) The exact ``S / c`` has sensitivity at most ``Delta (1 +
-5u) + O(u^2)``, i.e. ``Delta`` plus at most ``7.1 u`` (``sqrt(2) 5u`` for the Hessian,
-``2 3u`` for the gradient, whose ``c = fl(B C_g)`` is within ``3u``). (ii) Each computed
-coordinate is within a relative ``4u`` of ``S / c`` (the rounding of the sum, of the division, and for the off-diagonal Frobenius
-coordinates of the rounded ``sqrt 2`` and of its product), and ``||S / c|| <= n (1 + 5u)``
-(``||X^T X||_F <= trace``, ``||X^T r|| <= sum ||x_i|| |r_i|``): both sides together move by at
-most ``8.1 u n`` more. So two neighbours' computed ``X^T X`` (Frobenius vector) or ``X^T r_t``
-differ by at most ``Delta + 15.2 u n < Delta + 16 u n = Delta + 2^-49 n`` (``n >= 1``; the
-``0.8 u n`` left over covers the absolute error of subnormal entries, at most ``p^2 2^-1074``
-per side). The slack is therefore ``2 FLOAT_SLACK n`` with AdaSSP's constant
-(:data:`privlearn.learners.adassp.FLOAT_SLACK` ``= 2^-50``; twice it, for the Frobenius
-layout's extra roundings and the rounded normaliser). The eigenvalue gets AdaSSP's
-``EIG_SLACK p n = 2^-44 p n`` (backward error of the symmetric eigensolver, generously). The
-noise is calibrated to ``sqrt(2) + 2^-49 n``, ``1 + 2^-44 p n`` and ``2 + 2^-49 n``
-(normalised units); ``n`` and ``p`` are public.
+*The slack* is AdaSSP's, by the same argument (its module docstring: the normaliser ``c =
+fl(B B)`` or ``fl(B C_g)``, with the intercept ``B = fl(C_x fl(sqrt 2))``, is public and within a
+relative ``5u`` of its exact value; each computed coordinate, the Frobenius layout's included, is
+within a relative ``4u`` of ``S / c``; so two neighbours' computed ``X^T X`` or ``X^T r_t`` differ
+by at most ``Delta + 2^-49 n``): :data:`privlearn.learners.adassp.FLOAT_SLACK` ``= 2^-49``,
+times ``n``. The eigenvalue gets AdaSSP's ``EIG_SLACK p n = 2^-44 p n`` (backward error of the
+symmetric eigensolver, generously). The noise is calibrated to ``sqrt(2) + 2^-49 n``, ``1 +
+2^-44 p n`` and ``2 + 2^-49 n`` (normalised units); ``n`` and ``p`` are public.
 
 Calibration and guarantee
 -------------------------
@@ -147,10 +137,6 @@ GRID_MARGIN = 2.0**-16
 RHO_SHARES = (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 #: Standard deviations subtracted from the noisy lambda_min for its lower bound.
 LAMBDA_SHIFT = 3.0
-#: Floating-point slack of the Hessian and gradient sensitivities, times ``n`` (normalised
-#: units): twice AdaSSP's, for the Frobenius layout's extra roundings and the rounded
-#: normaliser (module docstring). The eigenvalue's is AdaSSP's ``EIG_SLACK * p * n``.
-STAT_SLACK = 2.0 * FLOAT_SLACK
 
 
 def boosted_adassp_sigmas(
@@ -173,9 +159,9 @@ def boosted_adassp_sigmas(
 
     rho = zcdp_rho_for(epsilon, delta)
     sens = {
-        "hessian": (math.sqrt(2.0) + STAT_SLACK * n) * bound * bound,
+        "hessian": (math.sqrt(2.0) + FLOAT_SLACK * n) * bound * bound,
         "lambda": (1.0 + EIG_SLACK * p * n) * bound * bound,
-        "gradient": (2.0 + STAT_SLACK * n) * bound * gradient_clip,
+        "gradient": (2.0 + FLOAT_SLACK * n) * bound * gradient_clip,
     }
     shares = {
         "hessian": RHO_SHARES[0] * rho,
