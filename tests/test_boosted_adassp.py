@@ -334,6 +334,17 @@ def expected_plan(eps, n, k):
     return F_MAX, (max(Q_NORM, m), min(Q_LABEL, 1 - m))
 
 
+def guarded_scores(v, q, n):
+    """The scores ``1024 u(g)`` of the guarded utility of learners/_private_bounds (B = 4
+    doublings), written here: ``-max(|c(g) - q n|, #{16 g < v <= g_K}, #{g_1 / 16 < v <= g / 16})``."""
+    grid_ = public_grid()
+    counts = np.array([(v <= t).sum() for t in grid_])
+    above = np.array([((16 * t < v) & (v <= grid_[-1])).sum() for t in grid_])
+    below = np.array([((grid_[0] / 16 < v) & (v <= t / 16)).sum() for t in grid_])
+    near = np.abs(counts * 1024 - round(Fraction(q) * n * 1024))
+    return -np.maximum(near, np.maximum(above, below) * 1024)
+
+
 def public_grid():
     """2^(k/8) for every integer k with 1e-4 <= 2^(k/8) <= 1e8 (the documented default grid)."""
     return np.array([2.0 ** (k / 8) for k in range(-200, 300) if 1e-4 <= 2.0 ** (k / 8) <= 1e8])
@@ -367,8 +378,7 @@ def test_private_bounds_calibration_through_the_tap(eps):
     assert len(expo) == 2 and len(gauss) == T + 2
     for c, v, q in zip(expo, (np.linalg.norm(X, axis=1), np.abs(y)), (qx, qy)):
         assert c.epsilon == pytest.approx(f * eps / 2, rel=1e-12)
-        counts = np.array([(v <= t).sum() for t in public_grid()])
-        assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(q) * n * 1024)))
+        assert np.array_equal(c.value, guarded_scores(v, q, n))
         assert c.sensitivity == 1024
     assert m.data_norm_ in public_grid() and m.label_bound_ in public_grid()
     assert m.gradient_clip_ == m.label_bound_
@@ -401,8 +411,7 @@ def test_private_data_norm_only_and_declared_overrides():
         )
     (c,) = [c for c in tap.calls if c.name == "exponential"]
     assert c.epsilon == pytest.approx(f * eps, rel=1e-12)
-    counts = np.array([(np.linalg.norm(X, axis=1) <= t).sum() for t in public_grid()])
-    assert np.array_equal(c.value, -np.abs(counts * 1024 - round(Fraction(qx) * n * 1024)))
+    assert np.array_equal(c.value, guarded_scores(np.linalg.norm(X, axis=1), qx, n))
     assert m.gradient_clip_ == 0.7 and m.label_bound_ is None
     with Tap() as tap:
         BoostedAdaSSPRegressor(
@@ -416,8 +425,7 @@ def test_private_data_norm_only_and_declared_overrides():
         ).fit(X, y)
     a, b = [c for c in tap.calls if c.name == "exponential"]
     assert a.epsilon == pytest.approx(0.3 * eps / 2, rel=1e-12) == b.epsilon
-    ty = np.array([(np.abs(y) <= t).sum() for t in public_grid()])
-    assert np.array_equal(b.value, -np.abs(ty * 1024 - round(Fraction(0.1) * n * 1024)))
+    assert np.array_equal(b.value, guarded_scores(np.abs(y), 0.1, n))
 
 
 @pytest.mark.parametrize("case", ["nan", "refused plan", "refused one bound", "budget"])

@@ -2,15 +2,20 @@
 
 What is pinned, independently of the module's own code:
 
-* **Calibration.** The output law of :func:`private_quantile_bound` on a small dataset is
+* **Calibration.** The output law of :func:`private_quantile_bound` on small datasets is
   computed here from the exponential mechanism's formula (McSherry and Talwar 2007):
-  ``P(g) ∝ exp(epsilon u(g) / 2)`` with ``u(g) = -|#{v_i <= g} - q n|`` (counts by a plain loop,
-  probabilities with mpmath), and a chi-square test (fixed seed, false-positive rate 1e-6)
-  accepts it and rejects the laws with the scale 30% off, twice the epsilon and half the
-  sensitivity.
-* **Sensitivity.** Brute force over replace-one neighbour pairs: the score vector the module
-  hands to the sampler (seen through the tap of ``tests/replay.py``) divided by the sensitivity
-  it declares is the utility above, and moves by at most 1 (attained) in L-inf.
+  ``P(g) ∝ exp(epsilon u(g) / 2)`` with the guarded utility ``u(g) = -max(|c(g) - q n|,
+  #{16 g < v_i <= g_K}, #{g_1 / 16 < v_i <= g / 16})``, ``c(x) = #{v_i <= x}`` (``B = 4``
+  doublings written here; counts by a plain loop, probabilities with mpmath), and a chi-square test (fixed seed, false-positive
+  rate 1e-6) accepts it and rejects the laws with the scale 30% off, twice the epsilon, half
+  the sensitivity and (where the guard binds) the plain utility ``-|c(g) - q n|``.
+* **Sensitivity.** Brute force over replace-one neighbour pairs, on values that make each
+  guard term bind: the utility written here moves by at most 1 (attained), and the score vector
+  the module hands to the sampler (seen through the tap of ``tests/replay.py``) divided by the
+  sensitivity it declares is that utility.
+* **Far tail.** On values where the plain utility puts a large mass far outside the data, the
+  module's exact far-tail probability equals the one computed here, is below the docstring's
+  bound ``K exp(-epsilon (n - r) / 2)``, and draws agree with it (not with the plain law's).
 * **Replay.** A wrapper charging the returned event (as a learner does) in the neighbour replay
   harness.
 * **Audit.** Worst-case neighbours (the mass near the target falls while a far candidate rises)
@@ -33,10 +38,14 @@ from privlearn.errors import InvalidParameterError
 from privlearn.learners._base import charged
 from privlearn.learners._private_bounds import (
     DEFAULT_GRID,
+    GUARD_DOUBLINGS,
     bound_or_private,
+    count_points,
+    far_tail_probability,
     geometric_grid,
     private_quantile_bound,
     private_quantile_from_counts,
+    release_bounds,
     split_epsilon,
 )
 from privlearn.mechanisms import exponential
@@ -49,20 +58,37 @@ from stats_helpers import ALPHA, assert_fits, assert_power_check, assert_rejects
 # ------------------------------------------------------------------------------------------
 
 
-def utility(values, grid, q):
-    """``u(g) = -|#{v <= g} - q n|`` by a plain loop (exact rationals)."""
+B = 4  # the guard's doublings, written here (the module's GUARD_DOUBLINGS is pinned to it)
+
+
+def _count(values, x):
+    return sum(1 for v in values if v <= x)
+
+
+def utility(values, grid, q, guard=True):
+    """``u(g) = -max(|c(g) - q n|, #{2^B g < v <= g_K}, #{2^-B g_1 < v <= 2^-B g})`` by a
+    plain loop (exact rationals); ``guard=False``: the plain ``-|c(g) - q n|``."""
     n = len(values)
-    return [-abs(sum(1 for v in values if v <= g) - Fraction(q) * n) for g in grid]
+    top, low = max(grid), min(grid) / 2**B
+    out = []
+    for g in grid:
+        near = abs(_count(values, g) - Fraction(q) * n)
+        if guard:
+            above = sum(1 for v in values if g * 2**B < v <= top)
+            below = sum(1 for v in values if low < v <= g / 2**B)
+            near = max(near, above, below)
+        out.append(-Fraction(near))
+    return out
 
 
-def exact_law(values, grid, q, epsilon, sensitivity=1.0):
+def exact_law(values, grid, q, epsilon, sensitivity=1.0, guard=True):
     """``P(g) ∝ exp(epsilon u(g) / (2 sensitivity))`` with mpmath (50 digits)."""
     mpmath.mp.dps = 50
     w = [
         mpmath.exp(
             mpmath.mpf(epsilon) * mpmath.mpf(u.numerator) / u.denominator / (2 * sensitivity)
         )
-        for u in utility(values, grid, q)
+        for u in utility(values, grid, q, guard)
     ]
     total = mpmath.fsum(w)
     return np.array([float(x / total) for x in w])
@@ -98,16 +124,43 @@ def test_output_law_is_the_exponential_mechanism(q, epsilon):
     )
 
 
+# Values 1 and 1.5 (a factor 16 = 2^B of room inside a wide grid) and a few far ones, so that
+# both guard terms bind on part of the grid and the guarded law differs from the plain one.
+WIDE_GRID = [2.0**k for k in range(-7, 9)]
+WIDE_VALUES = [0.03, 1.0, 1.0, 1.5, 1.5, 1.5, 2.0, 2.0, 3.0, 200.0]
+
+
+@pytest.mark.parametrize("q, epsilon", [(0.25, 1.0), (0.75, 1.5)])
+def test_output_law_where_the_guard_binds(q, epsilon):
+    plain_u = utility(WIDE_VALUES, WIDE_GRID, q, guard=False)
+    assert utility(WIDE_VALUES, WIDE_GRID, q) != plain_u  # the guard binds somewhere
+    idx = _draws(WIDE_VALUES, q, epsilon, WIDE_GRID, 20_000, seed=77 + int(100 * q))
+    counts = np.bincount(idx, minlength=len(WIDE_GRID))
+    assert_fits(counts, exact_law(WIDE_VALUES, WIDE_GRID, q, epsilon), f"guard q={q}")
+    assert_rejects(counts, exact_law(WIDE_VALUES, WIDE_GRID, q, epsilon, guard=False), "plain")
+    assert_rejects(counts, exact_law(WIDE_VALUES, WIDE_GRID, q, 2 * epsilon), "twice epsilon")
+
+
+def test_guard_doublings_constant_is_the_tested_one():
+    assert GUARD_DOUBLINGS == B
+    # count_points: the grid and its images under 2^B and 2^-B, sorted, no repeats.
+    grid = [0.1, 1.0, 10.0]
+    want = sorted({g * f for g in grid for f in (1.0, 2.0**B, 2.0**-B)})
+    assert count_points(grid).tolist() == want
+    # on the default grid (8 points per doubling) the images are grid points except near the ends
+    assert count_points().size == DEFAULT_GRID.size + 2 * 8 * B
+
+
 def test_counts_path_equals_values_path_for_a_seed():
     rs = np.random.default_rng(3)
     v = rs.lognormal(0.0, 1.5, size=500)
-    counts = [sum(1 for x in v if x <= g) for g in DEFAULT_GRID]
+    counts = [sum(1 for x in v if x <= g) for g in count_points()]
     for seed in range(20):
         a = private_quantile_bound(v, quantile=0.9, epsilon=0.5, rng=seed)
         b = private_quantile_from_counts(counts, len(v), quantile=0.9, epsilon=0.5, rng=seed)
         assert a == b
     grid = [0.1, 1.0, 10.0]
-    c3 = [sum(1 for x in v if x <= g) for g in grid]
+    c3 = [sum(1 for x in v if x <= g) for g in count_points(grid)]
     for seed in range(5):
         assert private_quantile_bound(
             v, quantile=0.5, epsilon=1.0, rng=seed, grid=grid
@@ -135,7 +188,9 @@ def _tapped_call(values, q, epsilon, grid, seed=0):
 
 def test_sensitivity_brute_force_over_replace_one_pairs():
     grid = [1.0, 2.0, 3.0, 4.0]
-    support = [0.0, 1.0, 1.5, 2.0, 3.5, 5.0]  # on, between, below and above the grid points
+    # on, between, below and above the grid points, and beyond 2^-B and 2^B times them (so that
+    # each guard term binds for some pairs)
+    support = [0.0, 0.0625, 0.1, 1.0, 1.5, 2.0, 3.5, 5.0, 16.0, 40.0, 70.0]
     rs = np.random.default_rng(0)
     worst = 0.0
     for q in (0.25, 0.5, 0.9):
@@ -145,6 +200,11 @@ def test_sensitivity_brute_force_over_replace_one_pairs():
                 for new in support:
                     other = list(base)
                     other[j] = new
+                    # the formula written here: sensitivity 1 for this pair
+                    d_formula = max(
+                        abs(a - b) for a, b in zip(utility(base, grid, q), utility(other, grid, q))
+                    )
+                    assert d_formula <= 1
                     _, ca = _tapped_call(base, q, 1.0, grid)
                     _, cb = _tapped_call(other, q, 1.0, grid)
                     assert ca.epsilon == cb.epsilon == 1.0
@@ -355,10 +415,15 @@ def test_quantile_outside_the_grid_gives_the_flat_top():
 
 def test_accuracy_on_many_values():
     v = np.random.default_rng(1).lognormal(0.0, 1.0, size=20_000)
-    for q in (0.5, 0.9, 0.99):
+    for q in (0.25, 0.5, 0.75, 0.9, 0.99):
         b, _ = private_quantile_bound(v, quantile=q, epsilon=1.0, rng=2)
         rank = np.mean(v <= b)
-        assert abs(rank - q) < 0.01
+        # the guard's documented distortion: the rank error is at most the guard count at the
+        # output (values B doublings away) plus the mechanism's own error
+        guard = max(np.mean(v <= b / 2**B), np.mean(v > b * 2**B))
+        assert abs(rank - q) < guard + 0.015  # + a grid step (9%) in rank
+        if q in (0.25, 0.5, 0.75):
+            assert abs(rank - q) < 0.015
 
 
 # ------------------------------------------------------------------------------------------
@@ -389,3 +454,86 @@ def test_private_quantile_bound_takes_epsilon_exactly():
     assert not tap.calls
     _, event = private_quantile_bound([1.0, 2.0], quantile=0.5, epsilon=Fraction(1, 4), rng=0)
     assert event == PrivacyEvent.bounded_range(0.25)
+
+
+# ------------------------------------------------------------------------------------------
+# The far tail: small with the guard where the plain utility made it large
+# ------------------------------------------------------------------------------------------
+
+# 40 values in [1, 2): the plain utility scores every one of the ~300 default-grid points
+# outside the data -20 (= -q n), within e^-5 of the quantile at epsilon 0.5; the guard scores
+# the points more than B doublings outside the data -40.
+TAIL_VALUES = [1.0 + i / 40 for i in range(40)]
+TAIL_EPS = 0.5
+
+
+def _far_mass(law, grid, values, factor):
+    lo, hi = min(values) / factor, factor * max(values)
+    return float(sum(p for p, g in zip(law, grid) if g < lo or g > hi))
+
+
+def test_far_tail_probability_is_small_and_exact():
+    grid = DEFAULT_GRID.tolist()
+    n = len(TAIL_VALUES)
+    factor = 2.0**B  # beyond B doublings every point scores -n under the guard
+    guarded = exact_law(TAIL_VALUES, grid, 0.5, TAIL_EPS)
+    plain = exact_law(TAIL_VALUES, grid, 0.5, TAIL_EPS, guard=False)
+    p_guard = _far_mass(guarded, grid, TAIL_VALUES, factor)
+    p_plain = _far_mass(plain, grid, TAIL_VALUES, factor)
+    assert p_plain > 0.4  # the old score: often far outside the data
+    # the docstring's bound K exp(-eps (n - r) / 2), r = -max u (computed here)
+    r = -max(utility(TAIL_VALUES, grid, 0.5))
+    bound = len(grid) * math.exp(-TAIL_EPS * (n - float(r)) / 2)
+    assert p_guard <= bound < 0.05 and p_guard < p_plain / 50
+    # the module's exact diagnostic equals the law computed here
+    got = far_tail_probability(TAIL_VALUES, quantile=0.5, epsilon=TAIL_EPS, factor=factor)
+    assert got == pytest.approx(p_guard, rel=1e-9)
+    # draws: the far count is what the guarded law allows, far below the plain law's
+    gen = Generator(2026)
+    draws = [
+        private_quantile_bound(TAIL_VALUES, quantile=0.5, epsilon=TAIL_EPS, rng=gen)[0]
+        for _ in range(3000)
+    ]
+    far = sum(1 for g in draws if g < 1.0 / factor or g > factor * max(TAIL_VALUES))
+    from scipy.stats import binom
+
+    assert far <= binom.isf(1e-6, 3000, p_guard)
+    assert far < binom.ppf(1e-6, 3000, p_plain)
+
+
+# ------------------------------------------------------------------------------------------
+# Neighbour replay of the counts path (release_bounds: one counting pass at count_points)
+# ------------------------------------------------------------------------------------------
+
+
+def _run_release_bounds(data, accountant, seed):
+    X, y = data
+    shares = (0.4, 0.4)
+    return charged(
+        accountant,
+        0.8,
+        "private bounds (counts path)",
+        lambda: np.array(
+            release_bounds(X, y, "private", "private", shares, (0.25, 0.75), Generator(seed))
+        ),
+        event=lambda: PrivacyEvent.composed([PrivacyEvent.bounded_range(s) for s in shares]),
+    )
+
+
+def _release_pairs():
+    rs = np.random.default_rng(5)
+    X = rs.normal(size=(12, 3))
+    y = rs.normal(size=12)
+    rows = [
+        ("zero", (np.zeros(3), 0.0)),
+        ("huge", (np.full(3, 1e6), 1e7)),  # beyond 2^B times every value: guard terms move
+        ("tiny", (np.full(3, 1e-3), 1e-4)),
+    ]
+    return replace_one_pairs((X, y), rows, cross=((0, 1), (1, 2)))
+
+
+def test_replay_release_bounds_counts_path():
+    entry = Entry(
+        "private bounds, counts path", _run_release_bounds, _release_pairs, seeds=(0, 1, 2)
+    )
+    assert check_entry(entry) > 0

@@ -222,15 +222,18 @@ class _FrontDoor:
     def _bounds(self) -> Dict[str, Any]:  # pragma: no cover (overridden)
         raise NotImplementedError
 
-    def _configured(self) -> Any:
-        """The (unfitted) delegate and the method name, every parameter checked first."""
+    def _configured(self) -> Tuple[Any, str, Tuple[str, ...]]:
+        """The (unfitted) delegate, the method name and the bounds the front door must release
+        itself (``"private"`` bounds the delegate was handed but whose :class:`Method` does not
+        take them; see :meth:`_needs_own_bounds`), every parameter checked first."""
         method, epsilon, delta = _resolve(self, self._methods, self._auto)
         boolean(self.fit_intercept, "fit_intercept")
         _check_bounds_fraction(self.bounds_fraction)
         bounds = self._bounds()
         spec = self._methods[method]
         cls = _load(spec.source)
-        return _delegate(self, cls, spec.fixed, epsilon, delta, bounds), method
+        delegate = _delegate(self, cls, spec.fixed, epsilon, delta, bounds)
+        return delegate, method, self._needs_own_bounds(cls, method, bounds)
 
     def resolved_method(self) -> str:
         """The method ``fit`` delegates to, from the parameters only (``method`` itself, or
@@ -256,8 +259,8 @@ class _FrontDoor:
         from ..accounting import Budget
 
         check_integer(n_samples, "n_samples", 1)
-        delegate, method = self._configured()
-        if self._needs_own_bounds(delegate, method):
+        delegate, method, own = self._configured()
+        if own:
             return Budget(delegate.epsilon, getattr(delegate, "delta", 0.0) or 0.0)
         return delegate.privacy_guarantee(n_samples)
 
@@ -274,26 +277,30 @@ class _FrontDoor:
         -------
         self
         """
-        delegate, method = self._configured()
-        if self._needs_own_bounds(delegate, method):
-            self._fit_private_bounds(delegate, X, y)
+        delegate, method, own = self._configured()
+        if own:
+            self._fit_private_bounds(delegate, own, X, y)
         else:
             delegate.fit(X, y)
         _copy_fitted(self, delegate)
         self.method_ = method
         return self
 
-    def _needs_own_bounds(self, delegate: Any, method: str) -> bool:
-        """Whether ``bounds="private"`` must be handled here: the delegate was handed
-        ``"private"`` for a bound and its :class:`Method` declares that it does not take it."""
-        params = delegate.get_params()
-        private = any(
-            isinstance(params.get(n), str) and params[n] == PRIVATE
+    def _needs_own_bounds(self, cls: Any, method: str, bounds: Dict[str, Any]) -> Tuple[str, ...]:
+        """The bounds ``bounds="private"`` must release here (empty: none): those of
+        ``"data_norm"``, ``"label_bound"`` that are ``"private"`` and that :func:`_delegate`
+        hands to ``cls`` (it takes the parameter), when the :class:`Method` declares that the
+        delegate does not take ``"private"`` itself. Decided from the parameters and the class
+        signature (cached), without :meth:`get_params`."""
+        if self._methods[method].takes_private_bounds:
+            return ()
+        return tuple(
+            n
             for n in ("data_norm", "label_bound")
+            if isinstance(bounds.get(n), str) and bounds[n] == PRIVATE and _accepts(cls, n)
         )
-        return private and not self._methods[method].takes_private_bounds
 
-    def _fit_private_bounds(self, delegate: Any, X: Any, y: Any) -> None:
+    def _fit_private_bounds(self, delegate: Any, names: Tuple[str, ...], X: Any, y: Any) -> None:
         r"""Private bounds for a delegate that takes declared bounds only.
 
         The data are validated first (a bad input raises before any charge). Then a share of
@@ -324,7 +331,6 @@ class _FrontDoor:
         )
 
         classifier = isinstance(self, PrivateLogisticRegression)
-        names = [n for n in ("data_norm", "label_bound") if delegate.get_params().get(n) == PRIVATE]
         epsilon = delegate.epsilon
         delta = getattr(delegate, "delta", 0.0) or 0.0
         if classifier:
@@ -357,7 +363,10 @@ class _FrontDoor:
             if acc is not None:
                 acc.spend(event, f"private {name} ({q:g} quantile)")
             released[name] = bound
-        delegate.set_params(epsilon=rest, accountant=acc, rng=gen, **released)
+        # Plain attribute writes (the names are the delegate's own parameters, see _delegate):
+        # what set_params would do, without its get_params (inspect.signature) per call.
+        for key, value in dict(epsilon=rest, accountant=acc, rng=gen, **released).items():
+            setattr(delegate, key, value)
         delegate.fit(X, y)
         self.bounds_ = released
         if acc is not None:
