@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike
 from . import _core
 from ._validate import check_integer
 from .errors import InvalidParameterError
-from .random import RngLike
+from .random import RngLike, _core_rng
 
 __all__ = [
     "GF2Matrix",
@@ -215,7 +215,7 @@ class GF2Matrix:
         gives the same matrix as the Rust core's ``Matrix::random``.
         """
         rows, cols = check_integer(rows, "rows", 0), check_integer(cols, "cols", 0)
-        return cls._wrap(_core.gf2_random(rows, cols, rng), cols)
+        return cls._wrap(_core.gf2_random(rows, cols, _core_rng(rng)), cols)
 
     # ----------------------------------------------------------------------------------------
     # Shape and conversion

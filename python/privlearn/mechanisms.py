@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 from . import _core
 from ._validate import check_integer
 from .accounting._accountant import check_accountant
+from .random import _core_rng
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -242,7 +243,7 @@ def exponential(
         epsilon,
         0.0,
         "exponential mechanism",
-        lambda: _core.exponential(scores, epsilon, sensitivity, count, rng, numerics),
+        lambda: _core.exponential(scores, epsilon, sensitivity, count, _core_rng(rng), numerics),
         times=1 if count is None else count,
         event=lambda: _event().bounded_range(epsilon),
     )
@@ -332,7 +333,7 @@ def laplace(
         epsilon,
         0.0,
         "laplace",
-        lambda: _core.laplace(value, sensitivity, epsilon, rng, numerics),
+        lambda: _core.laplace(value, sensitivity, epsilon, _core_rng(rng), numerics),
         event=lambda: _event().pure(epsilon),
     )
 
@@ -396,7 +397,9 @@ def gaussian(
         epsilon,
         delta,
         "gaussian",
-        lambda: _core.gaussian(value, sensitivity, epsilon, delta, rng, numerics, calibration),
+        lambda: _core.gaussian(
+            value, sensitivity, epsilon, delta, _core_rng(rng), numerics, calibration
+        ),
         event=lambda: _gaussian_event(value, sensitivity, epsilon, delta, numerics, calibration),
     )
 
@@ -532,7 +535,10 @@ def gaussian_noise(
         )
     sigma_units = s / step
     ints = np.rint(scaled).astype(np.int64)
-    noisy = np.asarray(_core.discrete_gaussian(ints, sigma_units, rng), dtype=np.float64) * step
+    noisy = (
+        np.asarray(_core.discrete_gaussian(ints, sigma_units, _core_rng(rng)), dtype=np.float64)
+        * step
+    )
     event = gaussian_noise_event(s, delta_l2, dim)
     if v.ndim == 0:
         return float(noisy), event
@@ -562,7 +568,7 @@ def discrete_laplace(
     -------
     int or numpy.ndarray of int64
     """
-    return _core.discrete_laplace(value, scale, rng)
+    return _core.discrete_laplace(value, scale, _core_rng(rng))
 
 
 def discrete_gaussian(
@@ -586,7 +592,7 @@ def discrete_gaussian(
     -------
     int or numpy.ndarray of int64
     """
-    return _core.discrete_gaussian(value, sigma, rng)
+    return _core.discrete_gaussian(value, sigma, _core_rng(rng))
 
 
 def randomized_response(
@@ -624,7 +630,7 @@ def randomized_response(
         epsilon,
         0.0,
         "randomized response",
-        lambda: _core.randomized_response(bits, epsilon, rng),
+        lambda: _core.randomized_response(bits, epsilon, _core_rng(rng)),
         event=lambda: _event().randomized_response(epsilon, 2),
     )
 
@@ -666,7 +672,7 @@ def randomized_response_k(
         epsilon,
         0.0,
         "k-ary randomized response",
-        lambda: _core.randomized_response_k(values, k, epsilon, rng),
+        lambda: _core.randomized_response_k(values, k, epsilon, _core_rng(rng)),
         event=lambda: _event().randomized_response(epsilon, k),
     )
 
@@ -700,7 +706,7 @@ def l2_laplace_noise(
     """
     dim = check_integer(dim, "dim", 1)
     count = None if size is None else check_integer(size, "size", 0)
-    return _core.l2_laplace_noise(dim, scale, count, rng)
+    return _core.l2_laplace_noise(dim, scale, count, _core_rng(rng))
 
 
 def report_noisy_max(
@@ -749,7 +755,7 @@ def report_noisy_max(
         epsilon,
         0.0,
         "report-noisy-max",
-        lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, rng),
+        lambda: _core.report_noisy_max(scores, epsilon, sensitivity, noise, _core_rng(rng)),
         # Gumbel noise is the exponential mechanism in law (bounded range); the other noises
         # are only known to be pure epsilon-DP.
         event=lambda: (
@@ -796,7 +802,7 @@ def permute_and_flip(
         epsilon,
         0.0,
         "permute-and-flip",
-        lambda: _core.permute_and_flip(scores, epsilon, sensitivity, rng),
+        lambda: _core.permute_and_flip(scores, epsilon, sensitivity, _core_rng(rng)),
         event=lambda: _event().pure(epsilon),  # not known to be bounded-range
     )
 
@@ -850,7 +856,7 @@ def stable_argmax(
         epsilon,
         delta,
         "stable argmax",
-        lambda: _core.stable_argmax(scores, epsilon, delta, sensitivity, rng),
+        lambda: _core.stable_argmax(scores, epsilon, delta, sensitivity, _core_rng(rng)),
     )
 
 
@@ -907,7 +913,7 @@ class SparseVector:
             epsilon,
             0.0,
             "sparse vector",
-            lambda: _core.SparseVector(threshold, epsilon, sensitivity, c, rng),
+            lambda: _core.SparseVector(threshold, epsilon, sensitivity, c, _core_rng(rng)),
         )
 
     def query(self, value: float) -> bool:

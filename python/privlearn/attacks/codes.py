@@ -41,6 +41,7 @@ from .. import _core
 from .._validate import check_choice, check_probability
 from .._validate import check_integer as _integer
 from ..errors import InvalidParameterError
+from ..random import _core_rng
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -370,7 +371,7 @@ class TardosCode:
         self._params = tardos_parameters(
             n_users, coalition_size, false_accusation, variant=variant, length=length
         )
-        self._core = _core.tardos_generate(self._params._core, rng)
+        self._core = _core.tardos_generate(self._params._core, _core_rng(rng))
 
     # Parameters -------------------------------------------------------------------------
 
@@ -598,7 +599,7 @@ class BonehShawCode:
     def __init__(self, n_users: int, false_accusation: float, *, rng: "RngLike" = None) -> None:
         self._params = boneh_shaw_parameters(n_users, false_accusation)
         self._core = _core.boneh_shaw_generate(
-            self._params.n_users, self._params.false_accusation, rng
+            self._params.n_users, self._params.false_accusation, _core_rng(rng)
         )
 
     @property
@@ -716,7 +717,7 @@ def pirate(
         users = _coalition(coalition, cw.shape[0])
         rows = _pack(cw[users])
         length = cw.shape[1]
-    packed = _core.pirate_packed(rows, length, strategy, rng)
+    packed = _core.pirate_packed(rows, length, strategy, _core_rng(rng))
     return _unpack(packed[None, :], length)[0]
 
 

@@ -111,8 +111,9 @@ def audit(
         drawing its randomness from ``g``, a :class:`numpy.random.Generator`. **Vectorised
         form:** if the callable has a ``size`` parameter, it is called once as
         ``run_a(g, size=n)`` and must return ``n`` outputs (the first axis), which makes
-        10^6 samples per side fast. To drive a privlearn mechanism, derive its seed from ``g``,
-        e.g. ``exponential(scores, eps, size=size, rng=int(g.integers(2**63)))``.
+        10^6 samples per side fast. A privlearn mechanism takes ``g`` as its ``rng`` (it keys
+        its own generator from ``g``, see :mod:`privlearn.random`), e.g.
+        ``exponential(scores, eps, size=size, rng=g)``.
         Outputs: real or discrete scalars, vectors, or any hashable value.
     claimed : Budget, (epsilon, delta) or float
         The claim: any object with ``.epsilon`` and ``.delta`` (such as

@@ -303,9 +303,10 @@ class PrivateEstimatorMixin:
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()  # type: ignore[misc]
-        # An integer seed makes every fit draw the same noise (reproducible, not private).
+        # An integer seed or a numpy SeedSequence makes every fit draw the same noise
+        # (reproducible, not private); a numpy Generator advances between fits.
         rng = getattr(self, "rng", None)
-        tags.non_deterministic = not (is_integer(rng))
+        tags.non_deterministic = not (is_integer(rng) or isinstance(rng, np.random.SeedSequence))
         if tags.regressor_tags is not None:
             tags.regressor_tags.poor_score = True
         if tags.classifier_tags is not None:

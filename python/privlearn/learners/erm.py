@@ -79,6 +79,7 @@ from ..accounting._event import PrivacyEvent
 from ..errors import InvalidParameterError
 from ..hypotheses import Halfspace, Threshold
 from ..mechanisms import _charged, exponential
+from ..random import _core_rng
 from ._erm_bounds import (
     example20_epsilon,
     example21_epsilon,
@@ -395,7 +396,7 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
                     ya.astype(bool),
                     eps,
                     float(_sensitivity_factor(mode)),
-                    self.rng,
+                    _core_rng(self.rng),
                 ),
                 # One exponential mechanism (base measure: the data-independent grid), hence
                 # eps-bounded-range, as privlearn.mechanisms.exponential charges it.

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._validate import check_epsilon, check_integer, check_real
+from ..random import _core_rng
 from . import _base
 from ._base import LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 
@@ -151,7 +152,9 @@ class FunctionalMechanismRegressor(PrivateEstimatorMixin, LinearRegressorMixin, 
         data = _base.regression_data(self, X, y)
         delta = functional_sensitivity(data.d)
         coeffs = polynomial_coefficients(data.X, data.y)
-        noisy = np.asarray(_core.laplace(coeffs, delta, eps, self.rng, "exact"), dtype=np.float64)
+        noisy = np.asarray(
+            _core.laplace(coeffs, delta, eps, _core_rng(self.rng), "exact"), dtype=np.float64
+        )
         return data, noisy, delta
 
     def fit(self, X: Any, y: Any) -> "FunctionalMechanismRegressor":

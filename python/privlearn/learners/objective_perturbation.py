@@ -50,6 +50,7 @@ from sklearn.base import BaseEstimator
 
 from .. import _core
 from .._validate import check_epsilon, check_real
+from ..random import _core_rng
 from . import _base
 from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 from ._solvers import Loss, newton
@@ -102,7 +103,8 @@ class _ObjectivePerturbation(BaseEstimator):
         curvature = loss.curvature / scale
         eps1, extra = objective_perturbation_parameters(eps, n, lam, curvature)
         beta = eps1 / 2.0
-        b = np.asarray(_core.l2_laplace_noise(data.d, 1.0 / beta, None, self.rng), dtype=np.float64)  # type: ignore[attr-defined]
+        rng = _core_rng(self.rng)  # type: ignore[attr-defined]
+        b = np.asarray(_core.l2_laplace_noise(data.d, 1.0 / beta, None, rng), dtype=np.float64)
         # Minimise (1/n) sum phi + (alpha/2)||w||^2 + scale ((1/n) b + (Delta/2) w) . w, which is
         # `scale` times CMS11's objective for l = phi / scale.
         tol = SOLVER_PRECISION * eps * scale / (n * beta)

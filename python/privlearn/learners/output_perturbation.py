@@ -59,6 +59,7 @@ from .. import _core
 from .._validate import check_choice, check_epsilon, check_integer
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
+from ..random import _core_rng
 from . import _base
 from ._base import LinearClassifierMixin, LinearRegressorMixin, Normalised, PrivateEstimatorMixin
 from ._solvers import RidgeSpectrum, newton_ball, ridge_ball
@@ -143,7 +144,7 @@ def data_independent_parameters(
 
 
 def _draw_l2(dim: int, scale: float, rng: Any) -> np.ndarray:
-    return np.asarray(_core.l2_laplace_noise(dim, scale, None, rng), dtype=np.float64)
+    return np.asarray(_core.l2_laplace_noise(dim, scale, None, _core_rng(rng)), dtype=np.float64)
 
 
 class _OutputPerturbation(BaseEstimator):

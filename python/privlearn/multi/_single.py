@@ -27,7 +27,7 @@ from ..hypotheses import (
     check_hypothesis_class,
 )
 from ..mechanisms import exponential
-from ..random import Generator
+from ..random import Generator, _core_rng
 from ._hypotheses import Hypothesis, _parities, _point_predictions, _points_hypotheses, _predictions
 from ._inputs import _binary_points, _error, _packed_columns, _point_rows, _unpack_words
 from ._sanitizers import _support
@@ -207,6 +207,7 @@ class StableParityLearner(SingleConceptLearner):
     ) -> List[Hypothesis]:
         xw = _pack(X)
         m = self.subsample_size or self.dim + 3
+        rng = _core_rng(rng)  # one stream for every column
         out = []
         for j in range(Y.shape[1]):
             sol, _ = _core.multi_search_parities(
@@ -245,6 +246,7 @@ class StablePointLearner(SingleConceptLearner):
         self, X: np.ndarray, Y: np.ndarray, epsilon: float, delta: float, rng: Generator
     ) -> List[Hypothesis]:
         keys, ids, _ = _support(X)
+        rng = _core_rng(rng)  # one stream for every column
         out: List[Hypothesis] = []
         for j in range(Y.shape[1]):
             heavy, labels = _core.multi_learn_points(
