@@ -230,7 +230,7 @@ BAD_CALLS = [
     ("rng", dict(scores=[1.0], epsilon=1.0, rng=-1)),
     ("rng", dict(scores=[1.0], epsilon=1.0, rng=2**64)),
     ("rng", dict(scores=[1.0], epsilon=1.0, rng=True)),
-    ("rng", dict(scores=[1.0], epsilon=1.0, rng=np.random.default_rng(0))),
+    ("rng", dict(scores=[1.0], epsilon=1.0, rng=1.5)),  # numpy generators: accepted (issue 20)
 ]
 
 
