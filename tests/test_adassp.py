@@ -725,7 +725,8 @@ def test_private_bounds_plan_one_bound_and_declared_overrides():
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
 def test_private_bounds_small_n_epsilon_never_explode(noise):
     """At n epsilon = 300 the measured defaults alone often returned a grid point far outside
-    the data (fits with test MSE ~1e9); the plan keeps every fit below predicting 0."""
+    the data (fits with test MSE ~1e9); the plan and the guarded quantile keep every fit near
+    predicting 0 (at most 1.25 times its MSE here)."""
     g = np.random.default_rng(11)
     n = 3000
     X = g.normal(size=(n + 1000, 8)) * 0.6
