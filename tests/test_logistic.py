@@ -77,6 +77,44 @@ def test_bad_input_charges_nothing(cls, kwargs, X_bad, param):
     assert acc.spent == Budget(0.0, 0.0) and not acc.ledger
 
 
+@pytest.mark.parametrize(
+    "kwargs, param",
+    [
+        (dict(alpha=0.0), "alpha"),  # alpha > 0: the strong convexity of the analysis
+        (dict(alpha=-1.0), "alpha"),
+        (dict(alpha=True), "alpha"),  # exact: a bool is not a number
+        (dict(max_iter=0), "max_iter"),
+        (dict(learning_rate="fast"), "learning_rate"),  # only "auto" among strings
+        (dict(learning_rate=0.0), "learning_rate"),
+        (dict(learning_rate=-0.5), "learning_rate"),
+        (dict(learning_rate=True), "learning_rate"),
+    ],
+)
+def test_dpgd_bad_hyperparameters_charge_nothing(kwargs, param):
+    X, y = _data()
+    acc = Accountant(Budget(10.0, 1e-3))
+    args = dict(delta=1e-6, data_norm=B, classes=[0, 1], accountant=acc, **kwargs)
+    with pytest.raises(InvalidParameterError) as err:
+        DPGradientDescentClassifier(1.0, **args).fit(X, y)
+    assert err.value.parameter == param
+    assert str(err.value).startswith(param + ":")
+    assert acc.spent == Budget(0.0, 0.0) and not acc.ledger
+
+
+def test_dpgd_numeric_learning_rate_is_used():
+    """A declared step size runs (and is the step: a different one gives another model for the
+    same seed and the same noise law)."""
+    X, y = _data()
+    fits = [
+        DPGradientDescentClassifier(
+            1.0, delta=1e-6, data_norm=B, classes=[0, 1], learning_rate=lr, max_iter=5, rng=3
+        ).fit(X, y)
+        for lr in (0.1, 0.2)
+    ]
+    assert all(np.all(np.isfinite(f.coef_)) for f in fits)
+    assert not np.array_equal(fits[0].coef_, fits[1].coef_)
+
+
 # --------------------------------------------------------------------------------------------
 # DP-GD calibration: the sigma the sampler receives, derived from zCDP in the test
 # --------------------------------------------------------------------------------------------
