@@ -12,6 +12,10 @@ public).  The checks are data-independent by construction.
 - :func:`check_epsilon`, :func:`check_delta`, :func:`check_probability`,
   :func:`check_positive`: the named intervals, built on :func:`check_real`;
 - :func:`check_choice`: one of a few strings;
+- :func:`check_number`: the *type* only (a real number, not a bool, a string, ``None`` or a
+  container), for arguments whose range the Rust core checks: a wrong type then raises
+  :class:`~privlearn.errors.InvalidParameterError` naming the parameter instead of the binding
+  layer's anonymous ``TypeError``;
 
 The Rust core checks the values it receives once more (``privlearn_core::error``); these
 Python checks give the messages users see.
@@ -34,6 +38,7 @@ __all__ = [
     "check_delta",
     "check_epsilon",
     "check_integer",
+    "check_number",
     "check_positive",
     "check_probability",
     "check_real",
@@ -64,6 +69,23 @@ def check_integer(value: object, name: str, minimum: int = 1) -> int:
     if k < minimum:
         raise InvalidParameterError(f"{name}: must be an integer >= {minimum}; got {k}", name)
     return k
+
+
+def check_number(value: object, name: str) -> None:
+    """Refuse, naming ``name``, a ``value`` that is not a real number: ``None``, bools
+    (``True``, ``np.True_``), strings, bytes, complex numbers and objects without ``__float__``
+    (lists, dicts, ...). Anything with ``__float__`` is passed on as it is (numpy scalars and
+    0-d arrays included): its range and finiteness are checked where it is used, by the Rust
+    core or by :func:`check_real`. Cheap: one ``isinstance`` for a plain float or int."""
+    if type(value) is float or type(value) is int:
+        return
+    if (
+        value is None
+        or isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating))
+        or not hasattr(type(value), "__float__")
+    ):
+        what = "None" if value is None else f"{value!r} of type {type(value).__name__}"
+        raise InvalidParameterError(f"{name}: must be a real number; got {what}", name)
 
 
 def _range_text(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:

@@ -1,8 +1,11 @@
 """The exceptions privlearn raises.
 
-Every error is a :class:`PrivlearnError`. Bad arguments raise :class:`InvalidParameterError`,
-which is also a :class:`ValueError`, and name the offending parameter in the message and in
-:attr:`InvalidParameterError.parameter`. Errors are raised before any noise is drawn.
+Every error is a :class:`PrivlearnError`. Bad arguments, of a wrong value or of a wrong type (a
+string for ``epsilon``, ``None`` where a number is required), raise
+:class:`InvalidParameterError`, which is also a :class:`ValueError` and a :class:`TypeError` (as
+scikit-learn's ``InvalidParameterError`` is), and name the offending parameter in the message
+(which starts with ``"<name>:"``) and in :attr:`InvalidParameterError.parameter`. Errors are
+raised before any noise is drawn.
 """
 
 from __future__ import annotations
@@ -23,8 +26,12 @@ class PrivlearnError(Exception):
     """Base class of every exception raised by privlearn."""
 
 
-class InvalidParameterError(PrivlearnError, ValueError):
+class InvalidParameterError(PrivlearnError, ValueError, TypeError):
     """A parameter is outside its allowed range, or has the wrong shape or type.
+
+    It derives from both :class:`ValueError` and :class:`TypeError`, so that code written
+    against either convention (``except ValueError`` for a bad value, ``except TypeError`` for
+    a bad type) keeps working, as with scikit-learn's parameter validation.
 
     Parameters
     ----------

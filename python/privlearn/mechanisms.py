@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 from . import _core
-from ._validate import check_integer
+from ._validate import check_integer, check_number
 from .accounting._accountant import check_accountant
 from .random import _core_rng
 
@@ -88,6 +88,14 @@ def _charged(
             charge = PrivacyEvent.repeated(charge, times)
     with accountant.transaction(charge, label):
         return call()
+
+
+def _numbers(**values: object) -> None:
+    """A wrong *type* for a numeric argument (a string, ``None``, a list...) raises
+    :class:`~privlearn.errors.InvalidParameterError` naming it, before the compiled core sees
+    it (the core checks the ranges and reports them by name)."""
+    for name, value in values.items():
+        check_number(value, name)
 
 
 def _event() -> "type[PrivacyEvent]":
@@ -237,6 +245,7 @@ def exponential(
     >>> exponential([0.0, 10.0, 2.0], epsilon=5.0, rng=0)  # seeded: reproducible, not private
     1
     """
+    _numbers(epsilon=epsilon, sensitivity=sensitivity)
     count = None if size is None else check_integer(size, "size", 0)
     return _charged(
         accountant,
@@ -328,6 +337,7 @@ def laplace(
     >>> abs(noisy_count - 42) < 30
     True
     """
+    _numbers(sensitivity=sensitivity, epsilon=epsilon)
     return _charged(
         accountant,
         epsilon,
@@ -392,6 +402,7 @@ def gaussian(
     float or numpy.ndarray
         The noisy value, with the shape of ``value``.
     """
+    _numbers(sensitivity=sensitivity, epsilon=epsilon, delta=delta)
     return _charged(
         accountant,
         epsilon,
@@ -420,6 +431,8 @@ def gaussian_sigma(
     Gaussian's parameter ``σ`` (its variance is within a relative ``1e-10`` of ``σ²`` on the grids
     used).
     """
+    _numbers(sensitivity=sensitivity, epsilon=epsilon, delta=delta)
+    dim = check_integer(dim, "dim", 1)
     return _core.gaussian_sigma(sensitivity, epsilon, delta, dim, numerics, calibration)
 
 
@@ -444,6 +457,7 @@ def gaussian_noise_event(sigma: float, sensitivity: float, dim: int = 1) -> "Pri
     these parameters (its grid rule), known before anything is drawn: the discrete Gaussian of
     parameter ``sigma / 2^k`` on an integer query of L2 sensitivity ``ceil(Δ/2^k) +
     ceil(sqrt(dim))`` (replace-one)."""
+    _numbers(sigma=sigma, sensitivity=sensitivity)
     step, units = _noise_grid(sigma, sensitivity, dim)
     return _event().discrete_gaussian(sigma / step, sensitivity=units, dim=dim)
 
@@ -454,6 +468,7 @@ def gaussian_noise_sigma(sensitivity: float, rho: float, dim: int = 1) -> float:
     ``σ = Δ_u 2^k / sqrt(2ρ)`` with the grid of that ``σ`` (a fixed point, found in a few
     steps), rounded up to the next double until the inequality holds in exact rationals. Its
     event is :func:`gaussian_noise_event`."""
+    _numbers(sensitivity=sensitivity, rho=rho)
     import math
     from fractions import Fraction
 
@@ -516,6 +531,7 @@ def gaussian_noise(
         On a non-finite value, or ``sigma``/``sensitivity`` not finite and > 0, or a value too
         large for the grid (``|value| / 2^k >= 2^62``). Nothing is drawn.
     """
+    _numbers(sigma=sigma, sensitivity=sensitivity)
     import numpy as np
 
     from ._validate import check_positive
@@ -568,6 +584,7 @@ def discrete_laplace(
     -------
     int or numpy.ndarray of int64
     """
+    _numbers(scale=scale)
     return _core.discrete_laplace(value, scale, _core_rng(rng))
 
 
@@ -592,6 +609,7 @@ def discrete_gaussian(
     -------
     int or numpy.ndarray of int64
     """
+    _numbers(sigma=sigma)
     return _core.discrete_gaussian(value, sigma, _core_rng(rng))
 
 
@@ -625,6 +643,7 @@ def randomized_response(
     -------
     bool or numpy.ndarray of bool
     """
+    _numbers(epsilon=epsilon)
     return _charged(
         accountant,
         epsilon,
@@ -666,6 +685,7 @@ def randomized_response_k(
     -------
     int or numpy.ndarray of int64
     """
+    _numbers(epsilon=epsilon)
     k = check_integer(k, "k", 2)
     return _charged(
         accountant,
@@ -704,6 +724,7 @@ def l2_laplace_noise(
     -------
     numpy.ndarray
     """
+    _numbers(scale=scale)
     dim = check_integer(dim, "dim", 1)
     count = None if size is None else check_integer(size, "size", 0)
     return _core.l2_laplace_noise(dim, scale, count, _core_rng(rng))
@@ -750,6 +771,7 @@ def report_noisy_max(
     -------
     int
     """
+    _numbers(epsilon=epsilon, sensitivity=sensitivity)
     return _charged(
         accountant,
         epsilon,
@@ -797,6 +819,7 @@ def permute_and_flip(
     -------
     int
     """
+    _numbers(epsilon=epsilon, sensitivity=sensitivity)
     return _charged(
         accountant,
         epsilon,
@@ -851,6 +874,7 @@ def stable_argmax(
     -------
     int or None
     """
+    _numbers(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     return _charged(
         accountant,
         epsilon,
@@ -907,6 +931,7 @@ class SparseVector:
         rng: "RngLike" = None,
         accountant: "Optional[Accountant]" = None,
     ) -> None:
+        _numbers(threshold=threshold, epsilon=epsilon, sensitivity=sensitivity)
         c = check_integer(max_positives, "max_positives", 1)
         self._inner = _charged(
             accountant,
