@@ -36,7 +36,23 @@ def test_reproduce_help(capsys):
 
 def test_version(capsys):
     assert _exit_code(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"privlearn {privlearn.__version__}"
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == f"privlearn {privlearn.__version__}"  # scripts read the first line
+    assert len(lines) == 2
+    build = lines[1]
+    assert build.startswith(f"compiled core: {privlearn._core.build_profile} build")
+    assert ("with test hooks" in build) == hasattr(privlearn._core, "_panic_for_tests")
+    assert build.endswith(
+        f"Python {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
+    )
+
+
+def test_version_from_the_installed_command():
+    out = subprocess.run(
+        [sys.executable, "-m", "privlearn", "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines()[0] == f"privlearn {privlearn.__version__}"
+    assert privlearn.__version__ == privlearn._core.__version__
 
 
 def test_no_command_is_a_usage_error(capsys):

@@ -48,12 +48,36 @@ def _n_jobs(text: str) -> int:
     return value
 
 
+def version_text() -> str:
+    """What ``privlearn --version`` prints: ``privlearn <version>`` (the first line, for
+    scripts), then the compiled core's build (``release`` or ``debug``, and whether it holds the
+    test hooks of a development build) and the Python running it."""
+    from . import _core
+
+    build = f"{getattr(_core, 'build_profile', 'unknown')} build"
+    if hasattr(_core, "_panic_for_tests"):
+        build += " with test hooks"
+    python = ".".join(str(v) for v in sys.version_info[:3])
+    return f"privlearn {__version__}\ncompiled core: {build}; Python {python}"
+
+
+class _VersionAction(argparse.Action):
+    """Prints :func:`version_text` as it is (argparse's own action reflows it into one line)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="privlearn",
         description="privlearn: differentially private learning theory that runs.",
     )
-    parser.add_argument("--version", action="version", version=f"privlearn {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     reproduce = commands.add_parser(
