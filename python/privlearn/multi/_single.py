@@ -207,11 +207,11 @@ class StableParityLearner(SingleConceptLearner):
     ) -> List[Hypothesis]:
         xw = _pack(X)
         m = self.subsample_size or self.dim + 3
-        rng = _core_rng(rng)  # one stream for every column
+        gen = _core_rng(rng)  # one stream for every column
         out = []
         for j in range(Y.shape[1]):
             sol, _ = _core.multi_search_parities(
-                xw, self.dim, _pack(Y[:, j : j + 1]), 1, m, epsilon, delta, rng
+                xw, self.dim, _pack(Y[:, j : j + 1]), 1, m, epsilon, delta, gen
             )
             bits = np.zeros((self.dim, 1), np.uint8) if sol is None else _unpack_words(sol, 1)
             out.extend(_parities(bits))
@@ -246,11 +246,11 @@ class StablePointLearner(SingleConceptLearner):
         self, X: np.ndarray, Y: np.ndarray, epsilon: float, delta: float, rng: Generator
     ) -> List[Hypothesis]:
         keys, ids, _ = _support(X)
-        rng = _core_rng(rng)  # one stream for every column
+        gen = _core_rng(rng)  # one stream for every column
         out: List[Hypothesis] = []
         for j in range(Y.shape[1]):
             heavy, labels = _core.multi_learn_points(
-                ids, len(keys), _pack(Y[:, j : j + 1]), 1, self.alpha, epsilon, delta, rng
+                ids, len(keys), _pack(Y[:, j : j + 1]), 1, self.alpha, epsilon, delta, gen
             )
             out.append(_points_hypotheses(keys, heavy, labels, 1)[0])
         return out
