@@ -487,6 +487,20 @@ def erm_mala(
     rng: _RngArg = None,
 ) -> tuple[np.ndarray, np.ndarray, List[int]]: ...
 
+# ---- exact sufficient statistics (privlearn.learners._suffstats) ----------------------------
+__all__ += ["suffstats_gram", "suffstats_round"]
+
+def suffstats_gram(
+    x: np.ndarray,
+    y: np.ndarray,
+    d: int,
+    data_norm: float,
+    label_bound: float,
+    intercept: Optional[float],
+    exps: List[int],
+) -> tuple[List[int], List[int], int, int, int]: ...
+def suffstats_round(hi: List[int], lo: List[int], exponents: List[int]) -> np.ndarray: ...
+
 @final
 class PldCore:
     @staticmethod

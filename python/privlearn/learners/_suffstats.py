@@ -20,27 +20,40 @@ statistics are computed exactly and rounded once:
    ``q = trunc(z 2^(54 - e))``, ``|q| <= 2^54``. Values of magnitude ``>= 2^(e-1)`` (and the
    intercept constant) are kept exactly; smaller ones lose the bits below ``2^(e - 54)``. The
    truncation never increases ``|z|``, so every clipped bound still holds;
-2. the integer Gram matrix ``T = sum_i q_i q_i^T`` is computed exactly by the error-free
-   splitting of Ozaki, Ogita, Oishi and Rump ("Error-free transformations of matrix
-   multiplication by using fast routines of matrix multiplication and its applications",
-   Numer. Algorithms 59, 2012): ``q = a_1 2^36 + a_2 2^18 + a_3`` with ``|a_k| <= 2^18``, and the
-   limb products ``A_k^T A_l`` are float64 matrix products (BLAS, through numpy) of at most
-   ``2^12`` rows whose every partial sum is an integer below ``2^53``, hence exact in any
-   summation order. Blocks and chunks are then added as Python integers (exact, associative);
-3. each entry ``T_jk 2^(e_j + e_k - 108)`` is rounded once to the nearest float64.
+2. the integer Gram matrix ``T = sum_i q_i q_i^T`` (its upper triangle) is computed exactly in
+   integer arithmetic: each product ``q_j q_k`` (``|q_j q_k| <= 2^108``) in 128-bit integers,
+   partial sums of at most ``2^18`` rows (``<= 2^126``), each folded into a wider accumulator
+   (``hi 2^64 + lo``) that stays exact for any row count. Chunks are then added as Python
+   integers (exact, associative);
+3. each entry ``T_jk 2^(e_j + e_k - 108)`` is rounded once to the nearest float64 (ties to
+   even; results in the subnormal range are rounded once too).
 
 The per-row operations (clipping, truncation) are elementwise with a fixed order of operations,
 so a row gives the same integers in any block. The statistics are therefore *equal* on numpy and
-Dask input, for any chunking, and ``xtx`` is exactly symmetric. The cost: about 1 s per 10^6
-rows of 20 features on one core (about ten times a single-threaded float ``X^T X``, about as
-long as generating such data; ``benches/dask_suffstats.py`` reports it).
+Dask input, for any chunking, and ``xtx`` is exactly symmetric.
+
+Which library does what, and why: steps 1-3 are privlearn's own Rust kernel
+(``privlearn_core::suffstats``, called through ``privlearn._core.suffstats_gram`` and
+``suffstats_round``), one pass over the rows with the GIL released. A float ``X^T X`` from BLAS
+(numpy, scikit-learn) is faster but not exact: its rounding depends on the blocking, so it could
+give neither the same release on numpy and Dask input nor rows whose clipped bound holds
+*exactly* (the premise of every sensitivity below). numpy only converts the input to contiguous
+float64, and Dask only distributes the chunks. The clipping is also written in numpy here
+(:func:`clip_block`, the same operations in the same order): the tests compare the kernel's
+integers with it. Cost on one core (measured on the shared 2-core development machine, median
+of repeated calls, including the Python call): COST_FIGURES
 
 Clipping keeps a data-independent relative margin ``(d + 17) 2^-52`` (``d`` the number of
 features): a row whose float squared norm exceeds ``data_norm^2 (1 - 2 margin)`` is scaled to norm
 ``data_norm (1 - margin)``, so that the *exact* norm of every clipped (and truncated) row is at
 most ``data_norm`` despite the rounding of the norm computation. Each row's contribution to the
 statistics is then exactly ``q q^T`` with ``||x|| <= data_norm`` and ``|y| <= label_bound``, the
-premise of every sensitivity derived from them.
+premise of every sensitivity derived from them. The margin covers relative rounding errors only:
+``data_norm`` must be at least ``2^-400`` so that the underflow of a squared norm's tiny terms
+(at most ``2^-1074`` each) stays far below ``data_norm^2`` times the margin (with ``data_norm^2``
+near the subnormal range a row's float squared norm could fall far below its true value and
+escape clipping); ``label_bound`` and ``|intercept|`` must be at least ``2^-900`` (every grid
+scale ``2^(54 - e)`` is then a normal float64).
 
 Dask
 ----
@@ -59,29 +72,28 @@ the statistics are returned, so nothing is charged.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import sys
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import _core
 from ..errors import InvalidParameterError
 
 __all__: list = []
 
 #: Bits of the fixed-point grid of each column (relative to the column's power-of-two bound).
 _GRID_BITS = 54
-#: Bits per limb of the error-free splitting (three limbs cover the 54 bits).
-_LIMB_BITS = 18
-#: Rows per exact float64 product: |a_k a_l| <= 2^36, so a sum of 2^12 of them is at most
-#: 2^48 < 2^53 (any size up to 2^17 would be exact; 2^12 rows keep the passes in cache).
-_BLOCK_ROWS = 1 << 12
-#: Blocks summed in int64 before they are moved into Python integers (512 * 2^48 < 2^63).
-_FLUSH_BLOCKS = 512
+#: The smallest ``data_norm`` (the Rust kernel's ``MIN_DATA_NORM``): ``data_norm^2`` times the
+#: clipping margin then dwarfs the underflow of a squared norm's terms, so rows with tiny entries
+#: are clipped correctly too.
+_MIN_DATA_NORM = 2.0**-400
+#: The smallest ``label_bound`` and ``|intercept|`` (the kernel's ``MIN_BOUND``): every column's
+#: grid scale ``2^(54 - e)`` is then a normal float64.
+_MIN_BOUND = 2.0**-900
 
 
 @dataclass(frozen=True)
@@ -238,11 +250,11 @@ def validate_regression_data(estimator: Any, X: Any, y: Any) -> Tuple[Any, Any]:
     return validate_Xy(estimator, X, y, classifier=False)
 
 
-def _check_bound(value: Any, name: str) -> float:
+def _check_bound(value: Any, name: str, floor: float, floor_text: str) -> float:
     v = float(value)
-    if not (math.isfinite(v) and v >= 2.0**-900):
+    if not (math.isfinite(v) and v >= floor):
         raise InvalidParameterError(
-            f"{name}: must be a finite number >= 2^-900 (and > 0); got {value!r}", name
+            f"{name}: must be a finite number >= {floor_text} (and > 0); got {value!r}", name
         )
     return v
 
@@ -330,52 +342,23 @@ def _non_finite(X: np.ndarray) -> Tuple[np.ndarray, int]:
     return (np.where(finite, X, 0.0) if bad else X), bad
 
 
-def _limbs(Zt: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """The three limbs ``(a_1; a_2; a_3)`` (shape ``(3p, m)``, float64 holding integers) of
-    ``q = trunc(Zt * scale) = a_1 2^36 + a_2 2^18 + a_3``; every operation below is exact (power
-    of two scalings, truncations, differences of integers below 2^55)."""
-    p, m = Zt.shape
-    out = np.empty((3 * p, m), dtype=np.float64)
-    a1, a2, a3 = out[:p], out[p : 2 * p], out[2 * p :]
-    np.multiply(Zt, scale[:, None], out=a3)
-    np.trunc(a3, out=a3)  # q, |q| <= 2^54
-    np.multiply(a3, 2.0 ** -(2 * _LIMB_BITS), out=a1)
-    np.floor(a1, out=a1)  # a_1 = floor(q / 2^36), |a_1| <= 2^18
-    np.multiply(a1, 2.0 ** (2 * _LIMB_BITS), out=a2)
-    np.subtract(a3, a2, out=a3)  # r = q - a_1 2^36 in [0, 2^36)
-    np.multiply(a3, 2.0**-_LIMB_BITS, out=a2)
-    np.floor(a2, out=a2)  # a_2 = floor(r / 2^18) in [0, 2^18)
-    a3 -= a2 * 2.0**_LIMB_BITS  # a_3 in [0, 2^18)
-    return out
-
-
-def _combine_limbs(acc: np.ndarray, p: int) -> np.ndarray:
-    """``sum_{k,l} 2^(18 (2-k)) 2^(18 (2-l)) A_k^T A_l`` in Python integers."""
-    out = np.zeros((p, p), dtype=object)
-    for k in range(3):
-        for l in range(3):
-            shift = _LIMB_BITS * ((2 - k) + (2 - l))
-            block = acc[k * p : (k + 1) * p, l * p : (l + 1) * p].astype(object)
-            out += block * (1 << shift)
-    return out
-
-
-_CONTROLLER: Any = None
-
-
-def _one_blas_thread() -> Any:
-    """A context limiting BLAS to one thread: the products here are small (``3p x 3p`` from
-    4096 rows), and a threaded OpenBLAS on such products is slower, by 5-25x on a loaded
-    machine (measured). The values are the same with any number of threads (exact)."""
-    global _CONTROLLER
-    try:
-        if _CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController  # a scikit-learn dependency
-
-            _CONTROLLER = ThreadpoolController()
-        return _CONTROLLER.limit(limits=1, user_api="blas")
-    except Exception:  # pragma: no cover - threadpoolctl missing or failing: run as is
-        return contextlib.nullcontext()
+def _gram(
+    X: Any,
+    y: Any,
+    data_norm: float,
+    label_bound: float,
+    intercept: Optional[float],
+    exps: Sequence[int],
+) -> Tuple[List[int], List[int], int, int, int]:
+    """``(hi, lo, rows, bad_x, bad_y)`` of one block, from the Rust kernel
+    (``privlearn_core::suffstats::exact_gram``): the upper triangle of ``T = sum_i q_i q_i^T``
+    row by row, entry ``k`` equal to ``hi[k] 2^64 + lo[k]`` (``0 <= lo[k] < 2^64``), and the
+    counts of non-finite values of ``X`` and ``y`` (read as 0)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
+    return _core.suffstats_gram(
+        X.reshape(-1), y, int(X.shape[1]), data_norm, label_bound, intercept, list(exps)
+    )
 
 
 def _statistics_part(
@@ -386,65 +369,13 @@ def _statistics_part(
     intercept: Optional[float],
     exps: Sequence[int],
 ) -> Tuple[np.ndarray, int, int, int]:
-    """``(T, rows, bad_x, bad_y)`` of one chunk (runs on a Dask worker, or on the client):
-    ``T = sum_i q_i q_i^T`` exactly (object array of Python integers) for the rows ``q_i`` of
-    ``[X, intercept, y]`` clipped and truncated to their grids."""
-    X, bad_x = _non_finite(np.asarray(X, dtype=np.float64))
-    y, bad_y = _non_finite(np.asarray(y, dtype=np.float64).reshape(-1))
-    m, d = X.shape
-    p = len(exps)
-    scale = np.array([math.ldexp(1.0, _GRID_BITS - e) for e in exps])
-    total = np.zeros((p, p), dtype=object)
-    acc = np.zeros((3 * p, 3 * p), dtype=np.int64)
-    pending = 0
-    with _one_blas_thread():
-        for start in range(0, m, _BLOCK_ROWS):
-            acc += _block_gram(
-                X[start : start + _BLOCK_ROWS],
-                y[start : start + _BLOCK_ROWS],
-                data_norm,
-                label_bound,
-                intercept,
-                scale,
-            )
-            pending += 1
-            if pending == _FLUSH_BLOCKS:
-                total += _combine_limbs(acc, p)
-                acc[...] = 0
-                pending = 0
-    if pending:
-        total += _combine_limbs(acc, p)
-    return total, m, bad_x, bad_y
-
-
-def _block_gram(
-    X: np.ndarray,
-    y: np.ndarray,
-    data_norm: float,
-    label_bound: float,
-    intercept: Optional[float],
-    scale: np.ndarray,
-) -> np.ndarray:
-    """The nine limb products ``A_k^T A_l`` (int64, exact) of at most ``_BLOCK_ROWS`` rows."""
-    m, d = X.shape
-    p = scale.shape[0]
-    Zt = np.empty((p, m), dtype=np.float64)  # the rows as columns
-    Zt[:d] = X.T
-    with np.errstate(over="ignore"):
-        sq = Zt[0] * Zt[0]  # the same operations as _squared_norms, row by row
-        for j in range(1, d):
-            sq += Zt[j] * Zt[j]
-    huge = ~(sq <= _HUGE)
-    if np.any(huge):  # as in clip_block, on the same row-major values
-        tamed = _tame(X[huge], data_norm)
-        Zt[:d, huge] = tamed.T
-        sq[huge] = _squared_norms(tamed)
-    Zt[:d] *= _clip_factors(sq, data_norm, d)
-    if intercept is not None:
-        Zt[d] = intercept
-    np.clip(y, -label_bound, label_bound, out=Zt[p - 1])
-    L = _limbs(Zt, scale)
-    return (L @ L.T).astype(np.int64)  # every partial sum an integer below 2^53: exact
+    """``(T, rows, bad_x, bad_y)`` of one chunk (runs on a Dask worker): ``T`` the upper
+    triangle of ``sum_i q_i q_i^T`` (row by row) as an object array of exact Python integers,
+    which add exactly across chunks."""
+    hi, lo, rows, bad_x, bad_y = _gram(X, y, data_norm, label_bound, intercept, exps)
+    T = np.empty(len(hi), dtype=object)
+    T[:] = [(h << 64) + l for h, l in zip(hi, lo)]
+    return T, rows, bad_x, bad_y
 
 
 def _add_parts(*parts: Any) -> Any:
@@ -475,23 +406,28 @@ def _raise_non_finite(bad_x: int, bad_y: int) -> None:
         raise InvalidParameterError("y: contains NaN or infinity (values must be finite)", "y")
 
 
-#: ``|t| 2^exponent`` at least ``2^_NORMAL_FLOOR`` is a normal float64 (with a margin).
-_NORMAL_FLOOR = -1020
+_LOW = (1 << 64) - 1
 
 
 def _to_float(t: int, exponent: int) -> float:
-    """``t 2^exponent`` rounded once to the nearest float64 (ties to even).
+    """``t 2^exponent`` rounded once to the nearest float64 (ties to even, subnormal results
+    rounded once too), by the Rust kernel's rounding (``privlearn_core::suffstats::round_entry``);
+    ``t`` is split into ``hi 2^64 + lo``, ``0 <= lo < 2^64`` (``|t| < 2^191``)."""
+    return float(_core.suffstats_round([t >> 64], [t & _LOW], [exponent])[0])
 
-    ``float(t)`` of a Python integer is correctly rounded to 53 bits (CPython rounds integer to
-    float half to even), and scaling by a power of two is exact while the result is a normal
-    float, so ``ldexp(float(t), exponent)`` is the single rounding of the exact value. Results
-    that could be subnormal (bounds near the ``2^-900`` floor) would round twice: they go
-    through exact rationals instead. Overflow is excluded by the caller's check."""
-    if t == 0:
-        return 0.0
-    if t.bit_length() - 1 + exponent >= _NORMAL_FLOOR:
-        return math.ldexp(float(t), exponent)
-    return float(Fraction(t) * Fraction(2) ** exponent)
+
+def _rounded_matrix(hi: Sequence[int], lo: Sequence[int], exps: Sequence[int]) -> np.ndarray:
+    """The symmetric ``p x p`` matrix of the entries ``T_jk 2^(e_j + e_k - 108)``, each rounded
+    once to float64, from the upper triangle ``T_jk = hi 2^64 + lo`` (row by row)."""
+    p = len(exps)
+    rows, cols = triangle_indices(p, 0)
+    e = np.asarray(exps, dtype=np.int64)
+    exponents = (e[rows] + e[cols] - 2 * _GRID_BITS).tolist()
+    values = _core.suffstats_round(list(hi), list(lo), exponents)
+    M = np.empty((p, p), dtype=np.float64)
+    M[rows, cols] = values
+    M[cols, rows] = values
+    return M
 
 
 def sufficient_statistics(
@@ -524,13 +460,14 @@ def sufficient_statistics(
         (after the pass, with a data-independent message); statistics that would overflow
         float64 (``n`` times a squared bound above the largest float; checked before the pass).
     """
-    data_norm = _check_bound(data_norm, "data_norm")
-    label_bound = _check_bound(label_bound, "label_bound")
+    data_norm = _check_bound(data_norm, "data_norm", _MIN_DATA_NORM, "2^-400")
+    label_bound = _check_bound(label_bound, "label_bound", _MIN_BOUND, "2^-900")
     if intercept is not None:
         intercept = float(intercept)
-        if not (math.isfinite(intercept) and intercept != 0.0):
+        if not (math.isfinite(intercept) and abs(intercept) >= _MIN_BOUND):
             raise InvalidParameterError(
-                f"intercept: the constant column must be finite and nonzero; got {intercept!r}",
+                f"intercept: the constant column must be finite with |intercept| >= 2^-900; "
+                f"got {intercept!r}",
                 "intercept",
             )
     dask_input = (
@@ -574,8 +511,10 @@ def sufficient_statistics(
             for xb, yb in zip(xs, ys)
         ]
         ((T, rows, bad_x, bad_y),) = dask.compute(_tree_sum(parts))
+        hi = [int(t) >> 64 for t in T]
+        lo = [int(t) & _LOW for t in T]
     else:
-        T, rows, bad_x, bad_y = _statistics_part(X, y, data_norm, label_bound, intercept, exps)
+        hi, lo, rows, bad_x, bad_y = _gram(X, y, data_norm, label_bound, intercept, exps)
     _raise_non_finite(bad_x, bad_y)
     if rows != n:  # the chunks' rows disagree with the declared shape: Dask metadata is wrong
         raise InvalidParameterError(
@@ -583,11 +522,7 @@ def sufficient_statistics(
             "declare",
             "X",
         )
-    p = len(exps)
-    M = np.empty((p, p), dtype=np.float64)
-    for j in range(p):
-        for k in range(j, p):
-            M[j, k] = M[k, j] = _to_float(int(T[j, k]), exps[j] + exps[k] - 2 * _GRID_BITS)
+    M = _rounded_matrix(hi, lo, exps)
     return SufficientStatistics(M[:-1, :-1].copy(), M[:-1, -1].copy(), float(M[-1, -1]), n)
 
 

@@ -32,6 +32,8 @@
 //!   classification-query release (seed 004).
 //! * [`accounting`]: discretised privacy-loss distributions (connect-the-dots, FFT
 //!   composition with an error bound), the fast path of `privlearn.accounting`'s PLD accounting.
+//! * [`suffstats`]: the exact integer Gram matrix of clipped regression rows (the sufficient
+//!   statistics of `privlearn.learners._suffstats`), bit for bit independent of blocking.
 //! * [`error`]: the crate's error type.
 
 pub mod accounting;
@@ -50,6 +52,7 @@ pub mod predicates;
 pub mod prediction;
 pub mod query_release;
 pub mod rng;
+pub mod suffstats;
 pub mod tardos;
 #[cfg(test)]
 mod testing;

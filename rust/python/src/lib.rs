@@ -15,6 +15,7 @@ mod multi;
 mod prediction;
 mod query_release;
 mod rng;
+mod suffstats;
 mod tardos;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;
@@ -68,6 +69,8 @@ mod _core {
     };
     #[pymodule_export]
     use crate::rng::Generator;
+    #[pymodule_export]
+    use crate::suffstats::{suffstats_gram, suffstats_round};
     #[pymodule_export]
     use crate::tardos::{
         BonehShawCore, TardosCodeCore, TardosParams, boneh_shaw_generate, boneh_shaw_params,

@@ -1,0 +1,248 @@
+"""The Rust kernel of the exact sufficient statistics (``privlearn_core::suffstats`` through
+``learners._suffstats``) against an independent exact reference written here: the per-row map
+of the module docstring in Python floats (IEEE operations, one at a time, in the documented
+order), the truncation to the columns' grids and the Gram sums in Python integers, the rounding
+through ``Fraction`` (one correctly rounded division). Adversarial rows: squared norms exactly on
+the clipping threshold and one ulp either side, huge rows (overflowing squared norms), subnormal
+and tiny values, negative zero, mixed signs, ``d = 1``, with and without an intercept, bounds at
+their floors. Also: numpy and Dask input (uneven chunks) give equal statistics, the bounds'
+floors are refused with an error naming the parameter, non-finite values are refused.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from privlearn import InvalidParameterError, _core
+from privlearn.learners._suffstats import _column_exponents, sufficient_statistics
+
+
+def _frexp_exponent(v: float) -> int:
+    return math.frexp(v)[1]
+
+
+def _pow2_at_least(bound: float) -> int:
+    """The smallest e with 2^e >= bound, from exact rationals."""
+    e = 0
+    b = Fraction(bound)
+    while Fraction(2) ** e < b:
+        e += 1
+    while Fraction(2) ** (e - 1) >= b:
+        e -= 1
+    return e
+
+
+def _row_map(row, label, data_norm, label_bound, intercept):
+    """One row clipped (documented float operations) and its label clamped; also checks the
+    premise of the sensitivities: the clipped row's exact norm is at most data_norm."""
+    d = len(row)
+    z = [float(v) if math.isfinite(v) else 0.0 for v in row]
+
+    def squared(values):
+        s = values[0] * values[0]
+        for v in values[1:]:
+            s = s + v * v
+        return s
+
+    sq = squared(z)
+    if not sq <= 2.0**1000:
+        shift = _frexp_exponent(data_norm) + 2 - _frexp_exponent(max(abs(v) for v in z))
+        z = [math.ldexp(v, shift) for v in z]
+        sq = squared(z)
+    margin = (d + 17) * 2.0**-52
+    if sq > (data_norm * data_norm) * (1.0 - 2.0 * margin):
+        f = (data_norm * (1.0 - margin)) / math.sqrt(sq)
+        z = [v * f for v in z]
+    assert sum(Fraction(v) ** 2 for v in z) <= Fraction(data_norm) ** 2
+    if intercept is not None:
+        z.append(intercept)
+    lab = float(label) if math.isfinite(label) else 0.0
+    z.append(min(max(lab, -label_bound), label_bound))
+    return z
+
+
+def _reference(X, y, data_norm, label_bound, intercept):
+    """(exact upper-triangle integers, rounded p x p matrix) from the definition."""
+    d = X.shape[1]
+    bounds = [data_norm] * d + ([abs(intercept)] if intercept is not None else []) + [label_bound]
+    exps = [_pow2_at_least(b) for b in bounds]
+    p = len(exps)
+    T = [[0] * p for _ in range(p)]
+    for row, label in zip(X.tolist(), y.tolist()):
+        z = _row_map(row, label, data_norm, label_bound, intercept)
+        q = []
+        for v, e in zip(z, exps):
+            scaled = Fraction(v) * Fraction(2) ** (54 - e)
+            t = math.floor(scaled) if scaled >= 0 else math.ceil(scaled)  # toward zero
+            assert abs(t) <= 2**54
+            q.append(t)
+        for j in range(p):
+            for k in range(j, p):
+                T[j][k] += q[j] * q[k]
+    M = np.empty((p, p))
+    for j in range(p):
+        for k in range(j, p):
+            scale = Fraction(2) ** (exps[j] + exps[k] - 108)
+            value = Fraction(T[j][k]) * scale
+            M[j, k] = M[k, j] = value.numerator / value.denominator  # rounded once
+    upper = [T[j][k] for j in range(p) for k in range(j, p)]
+    return upper, M, exps
+
+
+def _packed(s):
+    p = s.xtx.shape[0] + 1
+    M = np.empty((p, p))
+    M[:-1, :-1] = s.xtx
+    M[:-1, -1] = M[-1, :-1] = s.xty
+    M[-1, -1] = s.yty
+    return M
+
+
+def _on_threshold_rows(data_norm, rng, count=40):
+    """2-d rows whose float squared norm is exactly the clipping threshold, and rows one ulp of
+    the second entry either side of it."""
+    margin = (2 + 17) * 2.0**-52
+    thr = (data_norm * data_norm) * (1.0 - 2.0 * margin)
+    rows = []
+    while len(rows) < count:
+        a = float(rng.uniform(0.05, 0.95)) * data_norm
+        b0 = math.sqrt(thr - a * a)
+        for k in range(-4, 5):
+            b = b0
+            for _ in range(abs(k)):
+                b = math.nextafter(b, math.inf if k > 0 else 0.0)
+            if a * a + b * b == thr:
+                rows += [[a, b], [-a, math.nextafter(b, math.inf)], [a, -math.nextafter(b, 0.0)]]
+                break
+    return rows
+
+
+def _adversarial(d, data_norm, label_bound, seed):
+    rng = np.random.default_rng(seed)
+    rows = [[0.0] * d, [-0.0] * d, [data_norm] + [0.0] * (d - 1), [-data_norm] + [-0.0] * (d - 1)]
+    rows += [[1e300] * d, [-1e300] + [3e299] * (d - 1), [1e150] * d, [5e-324] * d]
+    rows += [[-2.5e-310] * d, [data_norm / math.sqrt(d)] * d]
+    if d == 2:
+        rows += _on_threshold_rows(data_norm, rng)
+    for i in range(120):  # a few ulps around the bound, random directions
+        v = rng.standard_normal(d)
+        v = v / math.sqrt(float(np.sum(v * v))) * data_norm * (1 + (i % 41 - 20) * 2.0**-52)
+        rows.append(v.tolist())
+    for i in range(120):  # magnitudes from tiny to far beyond the bound
+        rows.append((rng.standard_normal(d) * data_norm * 2.0 ** (i % 40 * 3 - 80)).tolist())
+    X = np.array(rows, dtype=np.float64)
+    labels = [label_bound, -label_bound, 1e300, -1e300, 5e-324, -0.0]
+    y = np.concatenate([labels, rng.standard_normal(len(rows) - len(labels)) * label_bound * 2])
+    return X, y
+
+
+CASES = [
+    (1, 3.0, 2.5, None),
+    (1, 3.0, 2.5, 1.0),
+    (2, 1.0, 1.0, None),
+    (2, 8.0, 9.0, 1.0),
+    (5, 0.7, 2.0**-20, -0.3),
+    (3, 2.0**-400, 2.0**-900, 2.0**-900),
+    (4, 2.0**40, 3e20, 2.0**40),
+]
+
+
+@pytest.mark.parametrize("d, data_norm, label_bound, intercept", CASES)
+def test_kernel_equals_the_exact_reference(d, data_norm, label_bound, intercept):
+    X, y = _adversarial(d, data_norm, label_bound, seed=d)
+    upper, M, exps = _reference(X, y, data_norm, label_bound, intercept)
+    assert exps == _column_exponents(d, data_norm, label_bound, intercept)
+    hi, lo, rows, bad_x, bad_y = _core.suffstats_gram(
+        X.reshape(-1), y, d, data_norm, label_bound, intercept, exps
+    )
+    assert (rows, bad_x, bad_y) == (X.shape[0], 0, 0)
+    assert all(0 <= v < 2**64 for v in lo)
+    assert [(h << 64) + v for h, v in zip(hi, lo)] == upper
+    s = sufficient_statistics(
+        X, y, data_norm=data_norm, label_bound=label_bound, intercept=intercept
+    )
+    got = _packed(s)
+    assert np.array_equal(got, M)
+    # signed zeros too (a negative entry that rounds to zero stays -0.0)
+    assert np.array_equal(np.signbit(got), np.signbit(M))
+
+
+def test_non_finite_values_are_counted_as_zero_and_refused():
+    X = np.array([[1.0, np.inf], [np.nan, 2.0], [0.5, 0.5]])
+    y = np.array([np.nan, 1.0, -np.inf])
+    exps = _column_exponents(2, 3.0, 2.0, None)
+    hi, lo, rows, bad_x, bad_y = _core.suffstats_gram(X.reshape(-1), y, 2, 3.0, 2.0, None, exps)
+    assert (rows, bad_x, bad_y) == (3, 2, 2)
+    Xz = np.where(np.isfinite(X), X, 0.0)
+    yz = np.where(np.isfinite(y), y, 0.0)
+    upper, _, _ = _reference(Xz, yz, 3.0, 2.0, None)
+    assert [(h << 64) + v for h, v in zip(hi, lo)] == upper
+    for bad, name in ((X, "X"), (np.ones((3, 2)), "y")):
+        with pytest.raises(InvalidParameterError) as err:
+            sufficient_statistics(
+                bad, y if name == "y" else np.ones(3), data_norm=3.0, label_bound=2.0
+            )
+        assert err.value.parameter == name
+
+
+def test_bound_floors_are_refused_naming_the_parameter():
+    X, y = np.ones((4, 2)), np.ones(4)
+    for kwargs, name in (
+        (dict(data_norm=2.0**-401, label_bound=1.0), "data_norm"),
+        (dict(data_norm=1.0, label_bound=2.0**-901), "label_bound"),
+        (dict(data_norm=1.0, label_bound=1.0, intercept=-(2.0**-901)), "intercept"),
+        (dict(data_norm=1.0, label_bound=1.0, intercept=0.0), "intercept"),
+    ):
+        with pytest.raises(InvalidParameterError) as err:
+            sufficient_statistics(X, y, **kwargs)
+        assert err.value.parameter == name
+    s = sufficient_statistics(X, y, data_norm=2.0**-400, label_bound=2.0**-900)
+    assert s.n == 4 and np.all(np.isfinite(s.xtx))
+    # the kernel checks its own premises too (exponents, bounds)
+    with pytest.raises(InvalidParameterError):
+        _core.suffstats_gram(X.reshape(-1), y, 2, 1.0, 1.0, None, [0, 0, 1])
+    with pytest.raises(InvalidParameterError):
+        _core.suffstats_gram(X.reshape(-1), y, 2, 2.0**-401, 1.0, None, [-401, -401, 0])
+
+
+def test_numpy_and_dask_inputs_give_equal_statistics():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    X, y = _adversarial(3, 2.0, 1.5, seed=11)
+    for intercept in (None, 1.0):
+        ref = sufficient_statistics(X, y, data_norm=2.0, label_bound=1.5, intercept=intercept)
+        _, M, _ = _reference(X, y, 2.0, 1.5, intercept)
+        assert np.array_equal(_packed(ref), M)
+        for chunks in ((7, 3), (100, 2), ((1, 50, 60, X.shape[0] - 111), 3)):
+            with dask.config.set(scheduler="sync"):
+                s = sufficient_statistics(
+                    da.from_array(X, chunks=chunks),
+                    da.from_array(y, chunks=(chunks[0],)),
+                    data_norm=2.0,
+                    label_bound=1.5,
+                    intercept=intercept,
+                )
+            assert np.array_equal(_packed(s), _packed(ref))
+            assert np.array_equal(np.signbit(_packed(s)), np.signbit(_packed(ref)))
+
+
+def test_rounding_of_wide_entries():
+    """``suffstats_round`` on entries beyond 2^127 (many folds of the kernel's accumulator) and
+    negative ones: the exact value rounded once."""
+    rng = np.random.default_rng(5)
+    values, exps = [], []
+    for bits in (1, 53, 54, 100, 128, 150, 190):
+        for _ in range(10):
+            t = int(rng.integers(1, 2**62)) << max(bits - 62, 0)
+            values.append(t if rng.random() < 0.5 else -t)
+            exps.append(int(rng.integers(-1200, 200)))
+    got = _core.suffstats_round([t >> 64 for t in values], [t & (2**64 - 1) for t in values], exps)
+    for g, t, e in zip(got.tolist(), values, exps):
+        v = Fraction(t) * Fraction(2) ** e
+        want = v.numerator / v.denominator
+        assert g == want and math.copysign(1.0, g) == math.copysign(1.0, want), (t, e)
