@@ -48,6 +48,8 @@ pub struct LinearData {
     xmax: Vec<f64>,
     /// `by_label` rounded to `f32` (the single-precision filter of the fused 0-1 kernel), empty
     /// when a coordinate exceeds [`LIMIT32`] or `n` is too large for its lane counters.
+    /// Read by the x86-64 kernels only.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     by_label32: Vec<f32>,
 }
 
@@ -242,8 +244,10 @@ fn zero_one_dim<const D: usize>(w: &[f64], b: &[f64], data: &LinearData, fma: bo
 /// Largest magnitude of a coordinate, weight, intercept or magnitude sum `A` on the
 /// single-precision path (far below `f32::MAX`, so nothing overflows there).
 const LIMIT32: f64 = 1e30;
-/// Unit roundoff and smallest positive subnormal of `f32`.
+/// Unit roundoff and smallest positive subnormal of `f32` (bounds of the x86-64 kernels).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const U32: f64 = (f32::EPSILON / 2.0) as f64;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const ETA32: f64 = 1.401_298_464_324_817e-45;
 
 /// The fused 0-1 kernel in single precision, exact all the same: the data, weights and

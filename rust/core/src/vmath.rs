@@ -145,6 +145,7 @@ mod x86 {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum Isa {
     Avx512,
     Avx2Fma,

@@ -569,7 +569,10 @@ unsafe fn index_byte(ix: *const u64, t: usize) -> usize {
 
 /// Instruction-set levels of the kernel: the widest lanes the row loop may use.
 const BASELINE: u8 = 0;
+// Used by the x86-64 kernels only; other targets run BASELINE.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const AVX2: u8 = 1;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const AVX512: u8 = 2;
 
 /// The row loop in the widest lanes of level `LEVEL` that divide `S` (SSE2 is part of x86-64;
@@ -687,6 +690,7 @@ mod x86 {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum Isa {
     Avx512,
     Avx2,

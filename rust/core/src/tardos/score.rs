@@ -37,7 +37,8 @@ use super::variant::Variant;
 
 /// Users per parallel task.
 const USER_BLOCK: usize = 256;
-/// Position words per chunk (4096 positions: 32 KiB of weights, resident in L1).
+/// Position words per chunk (4096 positions: 32 KiB of weights, resident in L1; AVX-512 kernel).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const CHUNK_WORDS: usize = 64;
 /// Position words per chunk of the byte-table kernel (1024 positions: 256 KiB of tables).
 const LUT_CHUNK_WORDS: usize = 16;
