@@ -11,6 +11,7 @@ at half the noise; audits run on worst-case neighbours with power checks.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -83,6 +84,8 @@ def test_bad_input_charges_nothing(cls, kwargs, X_bad, param):
         (dict(alpha=0.0), "alpha"),  # alpha > 0: the strong convexity of the analysis
         (dict(alpha=-1.0), "alpha"),
         (dict(alpha=True), "alpha"),  # exact: a bool is not a number
+        (dict(alpha=Fraction(1, 3)), "alpha"),  # exact: a rational is not rounded to a float
+        (dict(learning_rate=Fraction(1, 3)), "learning_rate"),
         (dict(max_iter=0), "max_iter"),
         (dict(learning_rate="fast"), "learning_rate"),  # only "auto" among strings
         (dict(learning_rate=0.0), "learning_rate"),
@@ -688,6 +691,107 @@ def test_inexact_rational_epsilon_is_refused(cls):
     assert not acc.ledger and not tap.calls
     cls(Fraction(1, 4), 1e-6, data_norm=B, classes=[0, 1], accountant=acc, rng=0).fit(X, y)
     assert acc.spent.epsilon == pytest.approx(0.25)
+
+
+def test_dpgd_average_must_be_a_bool_and_the_ledger_label_is_the_class():
+    """``average`` is a bool (``"yes"`` refused naming ``average``, nothing charged); a fit's
+    one ledger entry is labelled with the estimator's class name."""
+    X, y = _data()
+    acc = Accountant(Budget(10.0, 1e-3))
+    args = dict(delta=1e-6, data_norm=B, classes=[0, 1], accountant=acc, max_iter=2, rng=0)
+    with pytest.raises(InvalidParameterError) as err:
+        DPGradientDescentClassifier(1.0, average="yes", **args).fit(X, y)
+    assert err.value.parameter == "average" and str(err.value).startswith("average:")
+    assert not acc.ledger
+    DPGradientDescentClassifier(1.0, **args).fit(X, y)
+    (entry,) = acc.ledger
+    assert entry.label == "DPGradientDescentClassifier"
+
+
+def test_dpgd_center_bound_is_drawn_on_the_centred_grid():
+    """With ``center="private"`` the centred bound is drawn on the public grid of the docstring,
+    ``2^(k/8)`` for the integers ``k`` with ``C0/64 <= 2^(k/8) <= 2 C0`` (built here), not on
+    the default grid: the exponential mechanism gets one score per point of it, and
+    ``data_norm_`` is the point it picked."""
+    X, y = _data(n=40, d=2, seed=5)
+    X = X + 0.8
+    for C0 in (B, 0.7):
+        ks = [k for k in range(-200, 200) if C0 / 64 <= 2.0 ** (k / 8) <= 2 * C0]
+        grid = [2.0 ** (k / 8) for k in ks]
+        with Tap() as tap:
+            est = DPGradientDescentClassifier(
+                1.0, 1e-6, data_norm=C0, center="private", max_iter=2, classes=[0, 1], rng=3
+            ).fit(X, y)
+        (exp_call,) = [c for c in tap.calls if c.name == "exponential"]
+        assert exp_call.params["shape"] == (len(grid),)
+        assert est.data_norm_ == pytest.approx(grid[int(exp_call.output)], rel=1e-15)
+
+
+def test_dpgd_divergent_steps_raise_a_privlearn_error():
+    """A valid but divergent step size (``|1 - eta alpha| = 5``) overflows the iterates to
+    inf/NaN within a few hundred steps: the fit raises privlearn's error, not a raw numpy or
+    TypeError. (Which error, and whether it should be refused before the data are read, is
+    reported to the lead: see /work/notes/surv19-c-out.md.)"""
+    from privlearn.errors import PrivlearnError
+
+    X, y = _data()
+    with np.errstate(all="ignore"), pytest.raises(PrivlearnError):
+        DPGradientDescentClassifier(
+            1.0,
+            1e-6,
+            data_norm=B,
+            classes=[0, 1],
+            learning_rate=2.0,
+            alpha=3.0,
+            max_iter=600,
+            rng=1,
+        ).fit(X, y)
+
+
+@pytest.mark.parametrize("average", [False, True])
+def test_dpgd_trajectory_recomputed_from_the_update_rule(average, monkeypatch):
+    """DP-GD's iterates recomputed here from the docstring, given only the sampler's outputs:
+    rows clipped to ``data_norm = C``, augmented by the column ``C``, divided by ``C sqrt 2``;
+    ``y`` in ``{-1, +1}`` from the declared classes; ``theta_0 = 0``; each step's sampler input
+    is the gradient sum ``sum_i -y_i s(-y_i <theta, x_i>) x_i`` on the grid (checked), its
+    output (times the grid step) the released noisy sum ``g_t``; ``theta_{t+1} = theta_t - eta
+    (g_t / n + alpha theta_t)``, ``eta = 1 / (1/4 + alpha)``; the last iterate or the average of
+    ``theta_1..theta_T``; ``coef_ = theta[:d] / (C sqrt 2)``, ``intercept_ = theta[d] /
+    sqrt 2``."""
+    n, d, steps, alpha = 30, 2, 6, 0.05
+    X, y = _data(n=n, d=d, seed=11)
+    X = 1.5 * X  # some rows are clipped
+    C = B
+    inputs = _Inputs(monkeypatch)
+    est = DPGradientDescentClassifier(
+        2.0,
+        1e-6,
+        data_norm=C,
+        alpha=alpha,
+        max_iter=steps,
+        average=average,
+        classes=[0, 1],
+        rng=7,
+    ).fit(X, y)
+    assert len(inputs.calls) == steps
+    grid_step = 2.0 ** math.floor(math.log2(2.0 * 2.0**-20 / math.sqrt(d + 1)))
+    norms = np.linalg.norm(X, axis=1)
+    Xc = X * np.minimum(1.0, C / norms)[:, None]
+    Xn = np.hstack([Xc, np.full((n, 1), C)]) / (C * math.sqrt(2.0))
+    ys = np.where(y == 1, 1.0, -1.0)
+    eta = 1.0 / (0.25 + alpha)
+    theta = np.zeros(d + 1)
+    iterates = []
+    for value, _, out in inputs.calls:
+        grad = Xn.T @ (-ys * expit(-ys * (Xn @ theta)))
+        assert np.allclose(value * grid_step, grad, atol=grid_step, rtol=0)
+        released = out * grid_step
+        theta = theta - eta * (released / n + alpha * theta)
+        iterates.append(theta)
+    final = np.mean(iterates, axis=0) if average else theta
+    assert np.allclose(est.coef_[0], final[:d] / (C * math.sqrt(2.0)), rtol=1e-9, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(final[d] / math.sqrt(2.0), rel=1e-9, abs=1e-12)
+    assert np.any(np.abs(final) > 1e-3)  # not a trivial comparison
 
 
 # --------------------------------------------------------------------------------------------
