@@ -486,3 +486,132 @@ def test_charged_event_is_hessian_lambda_and_the_rounds():
     assert rounds.kind == "repeated" and rounds.params[1] == 10
     assert rounds.params[0].params[2] == p
     assert model.privacy_guarantee(400) == Budget(EPS, DELTA)
+
+
+# --------------------------------------------------------------------------------------------
+# Labels, seeding and the ridge (issue 19 mutation survivors)
+# --------------------------------------------------------------------------------------------
+
+
+def test_object_dtype_labels_are_numbers():
+    """A regressor's labels are numbers: an object-dtype ``y`` (Python floats, or exact
+    ``Fraction`` values, as a pandas object column may hold) fits exactly as its float64 values
+    do, for the same seed."""
+    X, y = _data()
+    kw = dict(data_norm=1.5, gradient_clip=0.7, n_rounds=3, rng=4)
+    want = BoostedAdaSSPRegressor(EPS, DELTA, **kw).fit(X, y)
+    for labels in (y.astype(object), np.array([Fraction(v) for v in y], dtype=object)):
+        got = BoostedAdaSSPRegressor(EPS, DELTA, **kw).fit(X, labels)
+        assert np.array_equal(got.coef_, want.coef_)
+        assert got.intercept_ == want.intercept_
+
+
+@pytest.mark.parametrize("gradient_clip", [3.0, 0.5])
+def test_labels_are_clipped_to_label_bound(gradient_clip):
+    """Documented: labels are clipped to ``[-label_bound, label_bound]`` before the residuals
+    (also when the residual clip is wider than the label bound): a fit on labels beyond both
+    ends equals, for the same seed, the fit on the clipped labels."""
+    X, y = _data()
+    y = 3.0 * y  # |y| up to ~18
+    by = 1.0
+    assert (y > 2 * by).sum() > 20 and (y < -2 * by).sum() > 20
+    kw = dict(data_norm=1.5, gradient_clip=gradient_clip, label_bound=by, n_rounds=3, rng=2)
+    raw = BoostedAdaSSPRegressor(EPS, DELTA, **kw).fit(X, y)
+    clipped = BoostedAdaSSPRegressor(EPS, DELTA, **kw).fit(X, np.clip(y, -by, by))
+    assert np.array_equal(raw.coef_, clipped.coef_)
+    assert raw.intercept_ == clipped.intercept_
+    assert raw.label_bound_ == by and raw.gradient_clip_ == gradient_clip
+
+
+def _ridge_regime_data():
+    """n = 800 rows with rows clipped to 1.5 and the intercept: lambda_min of X^T X / B^2 is
+    about 55, so ``l_lo = l~ - 3 s_l > 0`` and the ridge ``2 sqrt(p) s_H - l_lo > 0`` (eps 1)."""
+    return _data(n=800)
+
+
+def test_fixed_seed_reproduces_every_release_including_lambda_min():
+    """A seeded fit is reproducible in every release: two fits with the same seed make the same
+    sampler calls with the same outputs (the Hessian, the noisy ``lambda_min`` and each round)
+    and the same ``ridge_`` and coefficients; and every Gaussian release (``T + 2`` of them)
+    draws from the estimator's generator (a Generator passed as ``rng`` is used as it is)."""
+    import privlearn.mechanisms as mech
+    from privlearn.random import Generator
+
+    X, y = _ridge_regime_data()
+    T = 2
+    kw = dict(data_norm=1.5, gradient_clip=0.7, n_rounds=T)
+    runs = []
+    for _ in range(2):
+        with Tap() as tap:
+            m = BoostedAdaSSPRegressor(EPS, DELTA, rng=11, **kw).fit(X, y)
+        runs.append((m, [c for c in tap.calls if c.name == "discrete_gaussian"]))
+    (m1, c1), (m2, c2) = runs
+    assert len(c1) == len(c2) == T + 2
+    for a, b in zip(c1, c2):
+        assert np.array_equal(a.output, b.output)
+    assert m1.ridge_ == m2.ridge_ > 0
+    assert np.array_equal(m1.coef_, m2.coef_) and m1.intercept_ == m2.intercept_
+
+    gen = Generator(11)
+    seen = []
+    real = mech.gaussian_noise
+
+    def wrapper(value, sigma, sensitivity, *, rng=None):
+        seen.append(rng)
+        return real(value, sigma, sensitivity, rng=rng)
+
+    mech.gaussian_noise = wrapper
+    try:
+        BoostedAdaSSPRegressor(EPS, DELTA, rng=gen, **kw).fit(X, y)
+    finally:
+        mech.gaussian_noise = real
+    assert len(seen) == T + 2
+    assert all(r is gen for r in seen)
+
+
+def _step(sigma_normalised, grid_sigma):
+    """The sampler's grid step, a power of two: the normalised sigma over the sigma it received
+    in grid units."""
+    return 2.0 ** round(math.log2(sigma_normalised / grid_sigma))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ridge_and_first_round_follow_the_docstring(seed):
+    """The ridge and the first round recomputed in the test from the docstring's formulas and the
+    released values (the tap's outputs, the documented ``noise_`` sigmas): ``lam = max(0,
+    2 sqrt(p) s_H - l_lo)``, ``l_lo = max(0, l~ - 3 s_l)`` (normalised units, ``ridge_ = lam
+    B^2``), and ``theta_1 = (C_g / B) (H~ + lam I)^+ u_1``; in a regime where both maxima are
+    active (``l_lo > 0`` and ``lam > 0``)."""
+    X, y = _ridge_regime_data()
+    n, p, cx, cg = len(X), 4, 1.5, 0.7
+    B = cx * math.sqrt(2)
+    with Tap() as tap:
+        m = BoostedAdaSSPRegressor(
+            EPS, DELTA, data_norm=cx, gradient_clip=cg, n_rounds=1, rng=seed
+        ).fit(X, y)
+    calls = [c for c in tap.calls if c.name == "discrete_gaussian"]
+    assert len(calls) == 3
+    # the documented sigmas (data units) agree with the rho split derived in the test
+    want = _expected_sigmas(EPS, DELTA, cx, cg, 1, True, n=n, p=p)
+    for name in want:
+        assert m.noise_["sigma_" + name] == pytest.approx(want[name] * (1 + 2.0**-16), rel=1e-8)
+    s_h = m.noise_["sigma_hessian"] / (B * B)
+    s_l = m.noise_["sigma_lambda"] / (B * B)
+    s_g = m.noise_["sigma_gradient"] / (B * cg)
+    v = np.asarray(calls[0].output, dtype=float) * _step(s_h, calls[0].params["sigma"])
+    lam_noisy = float(np.asarray(calls[1].output, dtype=float)) * _step(
+        s_l, calls[1].params["sigma"]
+    )
+    u = np.asarray(calls[2].output, dtype=float) * _step(s_g, calls[2].params["sigma"])
+    low = max(0.0, lam_noisy - 3.0 * s_l)
+    lam = max(0.0, 2.0 * math.sqrt(p) * s_h - low)
+    assert low > 1.0 and lam > 1.0  # both maxima active: the formula is exercised
+    assert m.ridge_ == pytest.approx(lam * B * B, rel=1e-12)
+    # (M_ii; sqrt(2) M_ij, i < j) mapped back to the symmetric matrix
+    H = np.diag(v[:p])
+    iu = np.triu_indices(p, 1)
+    H[iu] = v[p:] / math.sqrt(2)
+    H[(iu[1], iu[0])] = H[iu]
+    theta = (cg / B) * np.linalg.solve(H + lam * np.eye(p), u)
+    assert np.allclose(m.coef_, theta[:-1], rtol=1e-9, atol=0)
+    assert m.intercept_ == pytest.approx(theta[-1] * cx, rel=1e-9)
