@@ -29,6 +29,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from bounds_reference import expected_plan, guarded_scores
 from privlearn.accounting import Accountant, Budget, zcdp_to_dp
 from privlearn.accounting._calibrate import zcdp_rho_for
 from privlearn.accounting._event import PrivacyEvent
@@ -638,40 +639,6 @@ def test_declared_event_equals_composed_parts():
 # --------------------------------------------------------------------------------------------
 # The public plan of the private bounds (fraction and quantiles from n and epsilon only)
 # --------------------------------------------------------------------------------------------
-
-GAP = 16.0  # documented: exp(-GAP) between the quantile and a grid point outside the data
-F_MIN, F_MAX = 0.1, 0.5  # documented: _private_bounds' measured fraction, the plan's cap
-Q_NORM, Q_LABEL = 0.25, 0.75  # _private_bounds' measured quantiles
-
-
-def expected_plan(eps, n, k, both=True):
-    """The plan written from its documentation: each of the ``k`` bound shares ``eps_b = f eps /
-    k`` must satisfy ``eps_b m n / 2 >= GAP`` with ``m = min(q, 1 - q)``."""
-    qs = (Q_NORM, Q_LABEL)
-    m = 0.25
-    f = max(F_MIN, 2 * GAP * k / (m * n * eps))
-    if f <= F_MAX:
-        return f, qs
-    f = F_MAX
-    m = min(0.5, 2 * GAP * k / (f * eps * n))
-    return f, (max(Q_NORM, m), min(Q_LABEL, 1 - m))
-
-
-def public_grid():
-    """2^(k/8) for every integer k with 1e-4 <= 2^(k/8) <= 1e8 (B's documented default)."""
-    ks = [k for k in range(-200, 300) if 1e-4 <= 2.0 ** (k / 8) <= 1e8]
-    return np.array([2.0 ** (k / 8) for k in ks])
-
-
-def guarded_scores(v, q, n):
-    """The scores ``1024 u(g)`` of the guarded utility of learners/_private_bounds (B = 4
-    doublings), written here: ``-max(|c(g) - q n|, #{16 g < v <= g_K}, #{g_1 / 16 < v <= g / 16})``."""
-    grid_ = public_grid()
-    counts = np.array([(v <= t).sum() for t in grid_])
-    above = np.array([((16 * t < v) & (v <= grid_[-1])).sum() for t in grid_])
-    below = np.array([((grid_[0] / 16 < v) & (v <= t / 16)).sum() for t in grid_])
-    near = np.abs(counts * 1024 - round(Fraction(q) * n * 1024))
-    return -np.maximum(near, np.maximum(above, below) * 1024)
 
 
 @pytest.mark.parametrize("eps", [20.0, 2.0, 1.0, 0.5])

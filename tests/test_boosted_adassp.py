@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bounds_reference import expected_plan, guarded_scores, public_grid
 from privlearn.accounting import Accountant, Budget
 from privlearn.accounting._convert import zcdp_to_dp
 from privlearn.accounting._zcdp import ZcdpBudget
@@ -318,36 +319,7 @@ def test_utility_on_synthetic_data():
 # Private bounds (data_norm="private" / label_bound="private"), as AdaSSP takes them
 # --------------------------------------------------------------------------------------------
 
-GAP, F_MIN, F_MAX = 16.0, 0.1, 0.5  # documented plan: exponent gap, measured share, largest share
-Q_NORM, Q_LABEL = 0.25, 0.75  # the measured quantiles of learners._private_bounds
 LABEL = "BoostedAdaSSPRegressor"
-
-
-def expected_plan(eps, n, k):
-    """The plan written from its documentation: each of the ``k`` shares ``eps_b = f eps / k``
-    must give ``eps_b m n / 2 >= GAP`` with ``m = min(q, 1 - q)`` (0.25 for both quantiles); the
-    fraction grows up to F_MAX, then the quantiles move towards the median."""
-    f = max(F_MIN, 2 * GAP * k / (0.25 * n * eps))
-    if f <= F_MAX:
-        return f, (Q_NORM, Q_LABEL)
-    m = min(0.5, 2 * GAP * k / (F_MAX * eps * n))
-    return F_MAX, (max(Q_NORM, m), min(Q_LABEL, 1 - m))
-
-
-def guarded_scores(v, q, n):
-    """The scores ``1024 u(g)`` of the guarded utility of learners/_private_bounds (B = 4
-    doublings), written here: ``-max(|c(g) - q n|, #{16 g < v <= g_K}, #{g_1 / 16 < v <= g / 16})``."""
-    grid_ = public_grid()
-    counts = np.array([(v <= t).sum() for t in grid_])
-    above = np.array([((16 * t < v) & (v <= grid_[-1])).sum() for t in grid_])
-    below = np.array([((grid_[0] / 16 < v) & (v <= t / 16)).sum() for t in grid_])
-    near = np.abs(counts * 1024 - round(Fraction(q) * n * 1024))
-    return -np.maximum(near, np.maximum(above, below) * 1024)
-
-
-def public_grid():
-    """2^(k/8) for every integer k with 1e-4 <= 2^(k/8) <= 1e8 (the documented default grid)."""
-    return np.array([2.0 ** (k / 8) for k in range(-200, 300) if 1e-4 <= 2.0 ** (k / 8) <= 1e8])
 
 
 @pytest.mark.parametrize("eps", [4.0, 0.5])

@@ -13,6 +13,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
+from bounds_reference import expected_plan
 from privlearn.accounting import Accountant, Budget
 from privlearn.errors import InvalidParameterError
 from privlearn.learners import front_doors as fd
@@ -55,22 +56,6 @@ def _front(kind, **kw):
         _classification(),
         fd.CLASSIFICATION_METHODS,
     )
-
-
-GAP, F_MIN, F_MAX = 16.0, 0.1, 0.5  # documented plan: exponent gap, measured and largest share
-Q_NORM, Q_LABEL = 0.25, 0.75  # _private_bounds' measured quantiles
-
-
-def expected_plan(eps, n, k):
-    """The private-bound plan written from its documentation (independent of the library):
-    each of the ``k`` shares ``eps_b = f eps / k`` must give ``eps_b m n / 2 >= GAP`` with ``m =
-    min(q, 1 - q)``; the fraction grows up to F_MAX, then the quantiles move to the median."""
-    m = min(Q_NORM, 1 - Q_LABEL) if k == 2 else Q_NORM
-    f = max(F_MIN, 2 * GAP * k / (m * n * eps))
-    if f <= F_MAX:
-        return f, (Q_NORM, Q_LABEL)
-    m = min(0.5, 2 * GAP * k / (F_MAX * eps * n))
-    return F_MAX, (min(max(Q_NORM, m), 1 - m), min(max(Q_LABEL, m), 1 - m))
 
 
 def _ledger(acc):
