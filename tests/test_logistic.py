@@ -727,25 +727,45 @@ def test_dpgd_center_bound_is_drawn_on_the_centred_grid():
         assert est.data_norm_ == pytest.approx(grid[int(exp_call.output)], rel=1e-15)
 
 
-def test_dpgd_divergent_steps_raise_a_privlearn_error():
-    """A valid but divergent step size (``|1 - eta alpha| = 5``) overflows the iterates to
-    inf/NaN within a few hundred steps: the fit raises privlearn's error, not a raw numpy or
-    TypeError. (Which error, and whether it should be refused before the data are read, is
-    reported to the lead: see /work/notes/surv19-c-out.md.)"""
-    from privlearn.errors import PrivlearnError
+def test_dpgd_divergent_step_is_refused_before_the_data_are_read():
+    """``learning_rate * alpha > 2`` makes the ridge term diverge (``|1 - eta alpha| > 1``): it
+    is refused before the data are read, naming ``learning_rate``, and nothing is charged;
+    ``eta alpha = 2`` exactly is accepted."""
+    X, y = _data()
+    acc = Accountant(Budget(10.0, 1e-3))
+    args = dict(data_norm=B, classes=[0, 1], accountant=acc, max_iter=5, rng=1)
+    with pytest.raises(InvalidParameterError) as err:
+        DPGradientDescentClassifier(1.0, 1e-6, learning_rate=2.0, alpha=1.5, **args).fit(X, y)
+    assert err.value.parameter == "learning_rate"
+    assert acc.spent == Budget(0.0, 0.0) and not acc.ledger
+    DPGradientDescentClassifier(1.0, 1e-6, learning_rate=2.0, alpha=1.0, **args).fit(X, y)
+    assert len(acc.ledger) == 1
+
+
+def test_dpgd_overflow_is_a_charged_solver_error():
+    """Iterates beyond the float64 range (a step of 1e307 with noise of scale ~1e4 per row)
+    raise a SolverError with a fixed
+    message after the budget is charged: whether the fit succeeds is then a function of
+    public parameters and noise, never of the data alone, and the charge does not depend on
+    it."""
+    from privlearn.learners._solvers import SolverError
 
     X, y = _data()
-    with np.errstate(all="ignore"), pytest.raises(PrivlearnError):
+    acc = Accountant(Budget(10.0, 1e-3))
+    with np.errstate(all="ignore"), pytest.raises(SolverError) as err:
         DPGradientDescentClassifier(
-            1.0,
+            0.001,
             1e-6,
             data_norm=B,
             classes=[0, 1],
-            learning_rate=2.0,
-            alpha=3.0,
-            max_iter=600,
+            learning_rate=1e307,
+            alpha=1e-307,
+            max_iter=5,
+            accountant=acc,
             rng=1,
         ).fit(X, y)
+    assert "float64 range" in str(err.value)
+    assert len(acc.ledger) == 1 and acc.spent.epsilon == pytest.approx(0.001)
 
 
 @pytest.mark.parametrize("average", [False, True])

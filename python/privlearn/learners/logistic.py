@@ -337,7 +337,12 @@ class DPGradientDescentClassifier(_PrivateLogistic):
 
     **Step size.** ``learning_rate="auto"`` is ``eta = 1 / (beta + alpha)`` with ``beta = 1/4``,
     the smoothness of ``F`` on rows of norm at most 1 (so each noise-free step is a descent
-    step); data-independent.
+    step); data-independent. A declared ``learning_rate`` must have ``eta alpha <= 2`` (checked
+    before the data are read): the logistic gradient is bounded, so the iterates then grow at
+    most linearly, while beyond 2 the ridge term makes them diverge. Should the iterates still
+    leave the float64 range (absurd step sizes or noise scales), the fit raises a
+    :class:`~privlearn.learners._solvers.SolverError` and the budget is charged, so that
+    whether a fit succeeds and what it charges never depend on the data.
 
     Parameters
     ----------
@@ -436,6 +441,13 @@ class DPGradientDescentClassifier(_PrivateLogistic):
             eta = 1.0 / (SMOOTHNESS + alpha)
         else:
             eta = check_real(self.learning_rate, "learning_rate", 0.0, lo_open=True, exact=True)
+            if eta * alpha > 2.0:
+                raise InvalidParameterError(
+                    f"learning_rate: learning_rate * alpha must be at most 2 (the ridge term "
+                    f"multiplies the iterate by 1 - learning_rate * alpha each step: beyond 2 "
+                    f"the iterates diverge); got {eta!r} * {alpha!r}",
+                    "learning_rate",
+                )
         average = _base.boolean(self.average, "average")
         center = _center_arg(self.center)
         declared = bound_or_private(self.data_norm, "data_norm")
@@ -508,6 +520,11 @@ class DPGradientDescentClassifier(_PrivateLogistic):
             for _ in range(steps):
                 noisy = step_noise(_logistic_gradient_sum(signed, w), gen)
                 w = w - eta * (noisy / n + alpha * w)
+                if not np.all(np.isfinite(w)):  # absurd steps or noise beyond float64: charged
+                    raise SolverError(
+                        "DPGradientDescentClassifier: the iterates left the float64 range (a step "
+                        "size or noise scale too large); the budget is charged, nothing released"
+                    )
                 if average:
                     total += w
             return (total / steps if average else w), data, mu
