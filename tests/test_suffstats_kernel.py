@@ -246,3 +246,90 @@ def test_rounding_of_wide_entries():
         v = Fraction(t) * Fraction(2) ** e
         want = v.numerator / v.denominator
         assert g == want and math.copysign(1.0, g) == math.copysign(1.0, want), (t, e)
+
+
+def _numpy_norms(X):
+    """Row norms as numpy computes them: non-finite entries read as 0, squares added column by
+    column (the clipping's order), then ``sqrt``."""
+    Z = np.where(np.isfinite(X), X, 0.0)
+    with np.errstate(over="ignore"):
+        sq = Z[:, 0] * Z[:, 0]
+        for j in range(1, Z.shape[1]):
+            sq = sq + Z[:, j] * Z[:, j]
+    return np.sqrt(sq)
+
+
+def _searchsorted_counts(values, grid):
+    return np.searchsorted(np.sort(values), grid, side="right")
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 8, 9, 20])
+def test_norm_counts_equal_numpy_norms_at_every_grid_point(d):
+    """The Rust counts against numpy's norms (the values the clipping compares) with grid
+    points exactly on the norms and one ulp either side: a norm one ulp off would change a
+    count. Also unsorted grids with duplicates, negative points, signed zeros, non-finite
+    entries, a Fortran-ordered input and a non-contiguous view."""
+    from privlearn.learners._suffstats import _counts_part, norm_counts
+
+    X, y = _adversarial(d, 3.0, 2.5, seed=20 + d)
+    X[5, 0] = np.nan
+    X[9, d - 1] = -np.inf
+    y = y.copy()
+    y[3] = np.inf
+    norms = _numpy_norms(X)
+    finite = norms[np.isfinite(norms)]
+    grid = np.concatenate(
+        [
+            [3.0, -1.0, 0.0, -0.0, 3.0, 1e-300, 1e308, 2.5],
+            finite,
+            np.nextafter(finite, np.inf),
+            np.nextafter(finite, -np.inf),
+        ]
+    )
+    np.random.default_rng(d).shuffle(grid)
+    labels = np.abs(np.where(np.isfinite(y), y, 0.0))
+    cx, bad_x = _core.suffstats_norm_counts(X.reshape(-1), d, grid.tolist())
+    assert bad_x == 2 and cx.dtype == np.int64
+    assert np.array_equal(cx, _searchsorted_counts(norms, grid))
+    cy, bad_y = _core.suffstats_abs_counts(y, grid.tolist())
+    assert bad_y == 1 and np.array_equal(cy, _searchsorted_counts(labels, grid))
+    for view in (np.asfortranarray(X), np.hstack([X, X])[:, :d]):
+        part = _counts_part(view, y, grid, grid)
+        assert np.array_equal(part[0], cx) and np.array_equal(part[1], cy)
+        assert part[2:] == (X.shape[0], 2, 1)
+    finite_rows = np.all(np.isfinite(X), axis=1) & np.isfinite(y)
+    counts = norm_counts(X[finite_rows], y[finite_rows], grid_x=grid, grid_y=grid[:7])
+    assert np.array_equal(counts.x, _searchsorted_counts(norms[finite_rows], grid))
+    assert np.array_equal(counts.y, _searchsorted_counts(labels[finite_rows], grid[:7]))
+    with pytest.raises(InvalidParameterError) as err:
+        norm_counts(X, grid_x=grid)
+    assert err.value.parameter == "X"
+
+
+def test_the_gram_is_the_same_for_any_number_of_threads():
+    """Above the kernel's threshold for threads (``2^22`` products: here 30,011 rows of 20
+    features, 253 products a row) the rows are split over threads; the exact integers must not
+    change, on numpy input (threads) or Dask input (one thread per chunk)."""
+    rng = np.random.default_rng(3)
+    n, d = 30_011, 20
+    X = rng.standard_normal((n, d)) * 1.3
+    X[::97] *= 1e3  # clipped rows
+    y = rng.standard_normal(n) * 3.0
+    exps = _column_exponents(d, 4.0, 2.5, 1.0)
+    one = _core.suffstats_gram(X.reshape(-1), y, d, 4.0, 2.5, 1.0, exps, 1)
+    for threads in (2, 3, 64):
+        assert _core.suffstats_gram(X.reshape(-1), y, d, 4.0, 2.5, 1.0, exps, threads) == one
+    assert _core.suffstats_gram(X.reshape(-1), y, d, 4.0, 2.5, 1.0, exps) == one
+    ref = sufficient_statistics(X, y, data_norm=4.0, label_bound=2.5, intercept=1.0)
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    with dask.config.set(scheduler="threads"):
+        s = sufficient_statistics(
+            da.from_array(X, chunks=(7_000, 5)),
+            da.from_array(y, chunks=(7_000,)),
+            data_norm=4.0,
+            label_bound=2.5,
+            intercept=1.0,
+        )
+    assert np.array_equal(_packed(s), _packed(ref))

@@ -488,7 +488,12 @@ def erm_mala(
 ) -> tuple[np.ndarray, np.ndarray, List[int]]: ...
 
 # ---- exact sufficient statistics (privlearn.learners._suffstats) ----------------------------
-__all__ += ["suffstats_gram", "suffstats_round"]
+__all__ += [
+    "suffstats_abs_counts",
+    "suffstats_gram",
+    "suffstats_norm_counts",
+    "suffstats_round",
+]
 
 def suffstats_gram(
     x: np.ndarray,
@@ -498,8 +503,11 @@ def suffstats_gram(
     label_bound: float,
     intercept: Optional[float],
     exps: List[int],
+    threads: int = 1,
 ) -> tuple[List[int], List[int], int, int, int]: ...
 def suffstats_round(hi: List[int], lo: List[int], exponents: List[int]) -> np.ndarray: ...
+def suffstats_norm_counts(x: np.ndarray, d: int, grid: List[float]) -> tuple[np.ndarray, int]: ...
+def suffstats_abs_counts(y: np.ndarray, grid: List[float]) -> tuple[np.ndarray, int]: ...
 
 @final
 class PldCore:

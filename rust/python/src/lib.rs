@@ -70,7 +70,9 @@ mod _core {
     #[pymodule_export]
     use crate::rng::Generator;
     #[pymodule_export]
-    use crate::suffstats::{suffstats_gram, suffstats_round};
+    use crate::suffstats::{
+        suffstats_abs_counts, suffstats_gram, suffstats_norm_counts, suffstats_round,
+    };
     #[pymodule_export]
     use crate::tardos::{
         BonehShawCore, TardosCodeCore, TardosParams, boneh_shaw_generate, boneh_shaw_params,
