@@ -587,3 +587,71 @@ def test_ridge_and_first_round_follow_the_docstring(seed):
     theta = (cg / B) * np.linalg.solve(H + lam * np.eye(p), u)
     assert np.allclose(m.coef_, theta[:-1], rtol=1e-9, atol=0)
     assert m.intercept_ == pytest.approx(theta[-1] * cx, rel=1e-9)
+
+
+def test_second_round_uses_the_residuals_of_the_first():
+    """Round 2 releases ``X^T clip(y - X theta_1, C_g) / (B C_g)`` (module docstring, step 3),
+    with ``theta_1 = (C_g / B) (H~ + lam I)^+ u_1`` recomputed in the test from the released
+    values (``H~``, ``l~``, ``u_1``) and the clipped rows computed here; it is not round 1's
+    statistic again. The fit's output is ``theta_2 = theta_1 + (C_g / B) (H~ + lam I)^+ u_2``,
+    the intercept its last coordinate times ``C_x``."""
+    import privlearn.mechanisms as mech
+
+    X, y = _ridge_regime_data()
+    n, p, cx, cg = len(X), 4, 1.5, 0.7
+    B = cx * math.sqrt(2)
+    seen = []
+    real = mech.gaussian_noise
+
+    def wrapper(value, sigma, sensitivity, *, rng=None):
+        out = real(value, sigma, sensitivity, rng=rng)
+        seen.append((np.asarray(value, dtype=float).copy(), np.asarray(out[0], dtype=float)))
+        return out
+
+    mech.gaussian_noise = wrapper
+    try:
+        m = BoostedAdaSSPRegressor(
+            EPS, DELTA, data_norm=cx, gradient_clip=cg, n_rounds=2, rng=5
+        ).fit(X, y)
+    finally:
+        mech.gaussian_noise = real
+    assert len(seen) == 4
+    s_h = m.noise_["sigma_hessian"] / (B * B)
+    s_l = m.noise_["sigma_lambda"] / (B * B)
+    v, lam_noisy = seen[0][1], float(seen[1][1])
+    lam = max(0.0, 2.0 * math.sqrt(p) * s_h - max(0.0, lam_noisy - 3.0 * s_l))
+    H = np.diag(v[:p])
+    iu = np.triu_indices(p, 1)
+    H[iu] = v[p:] / math.sqrt(2)
+    H[(iu[1], iu[0])] = H[iu]
+    H += lam * np.eye(p)
+    Xc = X / np.maximum(1.0, np.linalg.norm(X, axis=1) / cx)[:, None]
+    Xc = np.hstack([Xc, np.full((n, 1), cx)])
+    r1 = np.clip(y, -cg, cg)
+    assert np.allclose(seen[2][0], Xc.T @ r1 / (B * cg), rtol=1e-12, atol=0)
+    theta1 = (cg / B) * np.linalg.solve(H, seen[2][1])
+    r2 = np.clip(y - Xc @ theta1, -cg, cg)
+    assert np.abs(r2 - r1).max() > 0.1  # the residuals moved: round 2's statistic differs
+    assert np.allclose(seen[3][0], Xc.T @ r2 / (B * cg), rtol=1e-9, atol=0)
+    assert not np.allclose(seen[3][0], seen[2][0], rtol=1e-3, atol=0)
+    theta2 = theta1 + (cg / B) * np.linalg.solve(H, seen[3][1])
+    assert np.allclose(m.coef_, theta2[:-1], rtol=1e-9, atol=0)
+    assert m.intercept_ == pytest.approx(theta2[-1] * cx, rel=1e-9)
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_noise_reports_the_total_rho(private):
+    """``noise_`` holds, as documented, ``rho`` (the total zCDP of the Gaussian releases:
+    ``zcdp_rho_for(epsilon, delta)``, derived here by bisection; with a private bound, for the
+    statistics' share ``(1 - f) epsilon``) and the three sigmas, and nothing else; the charged
+    statistics event totals at most that rho."""
+    X, y = _data()
+    acc = Accountant(Budget(10, 1e-3))
+    kw = dict(data_norm="private" if private else 1.5, gradient_clip=0.7, n_rounds=3)
+    m = BoostedAdaSSPRegressor(EPS, DELTA, accountant=acc, rng=0, **kw).fit(X, y)
+    eps_s = EPS * (1 - expected_plan(EPS, len(X), 1)[0]) if private else EPS
+    assert sorted(m.noise_) == ["rho", "sigma_gradient", "sigma_hessian", "sigma_lambda"]
+    assert m.noise_["rho"] == pytest.approx(_rho_for(eps_s, DELTA), rel=1e-8)
+    (entry,) = [e for e in acc.ledger if e.budget.delta == DELTA]  # the Gaussian releases
+    assert entry.budget.epsilon == pytest.approx(eps_s, rel=1e-12)
+    assert entry.event.to_zcdp().rho <= m.noise_["rho"]
