@@ -530,28 +530,27 @@ pub fn row_norm_counts(x: &[f64], d: usize, grid: &[f64]) -> Result<(Vec<u64>, u
         ));
     }
     let mut counter = GridCounts::new(grid, "grid_x")?;
+    let bad = x.iter().filter(|v| !v.is_finite()).count() as u64;
     if grid.is_empty() {
-        return Ok((
-            Vec::new(),
-            x.iter().filter(|v| !v.is_finite()).count() as u64,
-        ));
+        return Ok((Vec::new(), bad));
     }
-    let mut bad = 0u64;
-    let mut finite = |v: f64| {
-        let ok = v.is_finite();
-        bad += u64::from(!ok);
-        if ok { v } else { 0.0 }
-    };
-    // row by row: the processor overlaps the rows' independent chains of additions (measured
-    // faster than summing eight rows in lockstep)
-    for row in x.chunks_exact(d) {
-        let z = finite(row[0]);
-        let mut sq = z * z;
-        for &v in &row[1..] {
-            let z = finite(v);
-            sq += z * z;
-        }
-        counter.push(sq.sqrt());
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    // the norms first, then the searches: two simple loops whose iterations the processor
+    // overlaps (one loop doing both was measured about 1.5 times slower)
+    let norms: Vec<f64> = x
+        .chunks_exact(d)
+        .map(|row| {
+            let z = finite(row[0]);
+            let mut sq = z * z;
+            for &v in &row[1..] {
+                let z = finite(v);
+                sq += z * z;
+            }
+            sq.sqrt()
+        })
+        .collect();
+    for v in norms {
+        counter.push(v);
     }
     Ok((counter.counts(grid), bad))
 }
