@@ -195,6 +195,7 @@ exact rational arithmetic (:class:`fractions.Fraction`).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, TypeVar, Union, overload
@@ -660,7 +661,7 @@ def private_quantile_from_counts(
     eps = check_epsilon(epsilon, exact=True)
     g = check_grid(grid)
     nn = check_integer(n, "n", 1)
-    c = _counts_arg(counts_below, count_points(g).size, nn)
+    c = _counts_arg(counts_below, _point_layout(g.tobytes())[0].size, nn)
     return _release(c, nn, q, eps, g, rng)
 
 
@@ -768,8 +769,7 @@ def count_points(grid: Optional[Any] = None) -> np.ndarray:
     repeats. A function of the public grid only. On :data:`DEFAULT_GRID` (8 points per
     doubling) the scaled points are grid points except within ``B`` doublings of either end, so
     this adds ``2 * 8 * B`` points."""
-    g = check_grid(grid)
-    return np.unique(np.concatenate([g, *_guard_points(g)]))
+    return _point_layout(check_grid(grid).tobytes())[0].copy()
 
 
 def _guard_points(grid: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -778,17 +778,27 @@ def _guard_points(grid: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return np.minimum(np.ldexp(grid, GUARD_DOUBLINGS), big), np.ldexp(grid, -GUARD_DOUBLINGS)
 
 
+@functools.lru_cache(maxsize=16)
+def _point_layout(grid_bytes: bytes) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(points, i_g, i_hi, i_lo)`` for a checked grid given by its bytes: the count points and
+    where ``g``, ``2^B g`` and ``2^-B g`` sit among them. A function of the public grid only,
+    memoised (the grids are small and few: each fit used to rebuild it several times)."""
+    g = np.frombuffer(grid_bytes, dtype=np.float64)
+    hi, lo = _guard_points(g)
+    points = np.unique(np.concatenate([g, hi, lo]))
+    out = (points, *(np.searchsorted(points, x) for x in (g, hi, lo)))
+    for a in out:
+        a.flags.writeable = False
+    return out  # type: ignore[return-value]
+
+
 def _guard_counts(
-    counts: np.ndarray, points: np.ndarray, grid: np.ndarray
+    counts: np.ndarray, grid: np.ndarray
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(c(g), c(2^B g), c(2^-B g))`` picked from counts at ``points =``
-    :func:`count_points` ``(grid)`` (every looked-up point is one of them, exactly)."""
-    hi, lo = _guard_points(grid)
-    return (
-        counts[np.searchsorted(points, grid)],
-        counts[np.searchsorted(points, hi)],
-        counts[np.searchsorted(points, lo)],
-    )
+    """``(c(g), c(2^B g), c(2^-B g))`` picked from counts at :func:`count_points` ``(grid)``
+    (every looked-up point is one of them, exactly)."""
+    _, i_g, i_hi, i_lo = _point_layout(grid.tobytes())
+    return counts[i_g], counts[i_hi], counts[i_lo]
 
 
 def guarded_scores(
@@ -821,7 +831,7 @@ def far_tail_probability(
     f = check_real(factor, "factor", 1.0)
     v = _values_arg(values)
     counts = np.searchsorted(np.sort(v), count_points(g), side="right").astype(np.int64)
-    scores = guarded_scores(*_guard_counts(counts, count_points(g), g), int(v.size), q)
+    scores = guarded_scores(*_guard_counts(counts, g), int(v.size), q)
     logw = eps * scores.astype(np.float64) / (2.0 * _SCALE)
     logp = logw - logsumexp(logw)
     far = (g < v.min() / f) | (g > f * v.max())
@@ -832,7 +842,7 @@ def _release(
     counts: np.ndarray, n: int, q: float, eps: float, grid: np.ndarray, rng: "RngLike"
 ) -> Tuple[float, "PrivacyEvent"]:
     """Draw from counts at :func:`count_points` ``(grid)``."""
-    c, c_hi, c_lo = _guard_counts(counts, count_points(grid), grid)
+    c, c_hi, c_lo = _guard_counts(counts, grid)
     scores = guarded_scores(c, c_hi, c_lo, n, q)
     index = exponential(scores, eps, float(_SCALE), rng=rng, numerics="exact")
     return float(grid[int(index)]), _bounded_range(eps)
