@@ -797,11 +797,14 @@ mod tests {
     fn beyond_one_fold_stays_exact() {
         // 2^19 + 100 rows with labels at the extreme integer -2^54: every y^2 product is 2^108,
         // and their total 2^108 (2^19 + 100) > 2^127 overflows an i128 without the fold.
-        let n = 2 * FOLD_ROWS + 100;
+        // (a literal, not FOLD_ROWS: the test must not move with the constant it checks)
+        let n = (1usize << 19) + 100;
         let s = spec(1, 1.0, 1.0, None);
         let x = vec![0.5; n]; // inside the bound: q = 2^53
         let y = vec![-1.0; n]; // q = -2^54
         let g = exact_gram(&x, &y, &s, &s.exponents()).unwrap();
+        // the upper triangle of the 2 x 2 Gram of [x, y], row-major: three entries
+        assert_eq!((g.hi.len(), g.lo.len()), (3, 3));
         let rows = BigInt::from(n);
         assert_eq!(g.entry(0), (BigInt::from(1) << 106u32) * &rows);
         assert_eq!(g.entry(1), -((BigInt::from(1) << 107u32) * &rows));
