@@ -37,6 +37,7 @@ from privlearn.accounting._zcdp import ZcdpBudget
 from privlearn.audit import audit
 from privlearn.errors import BudgetExceededError, InvalidParameterError
 from privlearn.learners.adassp import AdaSSPRegressor
+from privlearn.learners.boosted_adassp import BoostedAdaSSPRegressor
 from replay import Tap
 from stats_helpers import assert_ks_fits, assert_ks_rejects
 
@@ -783,3 +784,39 @@ def test_laplace_refuses_a_delta_no_float_holds():
         with pytest.raises(InvalidParameterError) as err:
             est.fit(X, y)
         assert err.value.parameter == "delta"
+
+
+@pytest.mark.parametrize(
+    "make, param",
+    [
+        (
+            lambda acc: AdaSSPRegressor(1.0, data_norm=1e-200, label_bound=1.0, accountant=acc),
+            "data_norm",
+        ),
+        (
+            lambda acc: AdaSSPRegressor(1.0, data_norm=1.0, label_bound=1e-300, accountant=acc),
+            "label_bound",
+        ),
+        (
+            lambda acc: BoostedAdaSSPRegressor(
+                1.0, 1e-6, data_norm=1.0, gradient_clip=1e-300, accountant=acc
+            ),
+            "gradient_clip",
+        ),
+        (
+            lambda acc: BoostedAdaSSPRegressor(
+                1.0, 1e-6, data_norm=1e-200, label_bound=1.0, accountant=acc
+            ),
+            "data_norm",
+        ),
+    ],
+)
+def test_bounds_below_the_statistics_floors_are_refused_before_the_data(make, param):
+    """Documented floors of the exact statistics (data_norm >= 2^-400, the labels' bound >=
+    2^-900): refused under the learner's own parameter name before the data are read (the NaN
+    data would otherwise be refused naming X), with nothing drawn or charged."""
+    acc = Accountant(Budget(10.0, 1e-3))
+    with pytest.raises(InvalidParameterError) as err:
+        make(acc).fit(np.full((10, 2), np.nan), np.ones(10))
+    assert err.value.parameter == param
+    assert acc.spent == Budget(0.0, 0.0) and not acc.ledger

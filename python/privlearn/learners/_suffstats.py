@@ -282,6 +282,19 @@ def _check_bound(value: Any, name: str, floor: float, floor_text: str) -> float:
     return v
 
 
+def check_bound_floors(
+    data_norm: Any, label_bound: Any = None, *, label_name: str = "label_bound"
+) -> None:
+    """The statistics' floors on declared bounds (``data_norm >= 2^-400``, the label bound
+    ``>= 2^-900``: module docstring), for a learner to check before it reads the data, under its
+    own parameter names. ``"private"`` and ``None`` are skipped (a released bound is a point of
+    a public grid far above the floors)."""
+    if not isinstance(data_norm, str) and data_norm is not None:
+        _check_bound(data_norm, "data_norm", _MIN_DATA_NORM, "2^-400")
+    if not isinstance(label_bound, str) and label_bound is not None:
+        _check_bound(label_bound, label_name, _MIN_BOUND, "2^-900")
+
+
 def _column_exponents(
     d: int, data_norm: float, label_bound: float, c: Optional[float]
 ) -> List[int]:

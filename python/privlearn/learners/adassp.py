@@ -505,6 +505,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         float, float, str, Any, Any, bool, float, Optional[float], Optional[Tuple[float, float]]
     ]:
         from ._private_bounds import bound_or_private, check_bounds_options
+        from ._suffstats import check_bound_floors
 
         eps = check_epsilon(self.epsilon, exact=True)
         noise = check_choice(self.noise, "noise", NOISES)
@@ -514,6 +515,7 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
             delta = check_delta(self.delta, zero_ok=True, exact=True)
         data_norm = bound_or_private(self.data_norm, "data_norm")
         label_bound = bound_or_private(self.label_bound, "label_bound")
+        check_bound_floors(data_norm, label_bound)  # the statistics' floors, before the data
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
         rho = check_real(self.rho, "rho", 0.0, 1.0, lo_open=True, hi_open=True)
         fraction, quantile = check_bounds_options(self.bounds_fraction, self.bounds_quantile)

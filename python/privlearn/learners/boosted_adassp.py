@@ -286,6 +286,7 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
         Optional[Tuple[float, float]],
     ]:
         from ._private_bounds import bound_or_private, check_bounds_options
+        from ._suffstats import check_bound_floors
 
         eps = check_epsilon(self.epsilon, exact=True)
         if self.delta is None:
@@ -310,6 +311,12 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
                 )
         else:
             clip = check_real(self.gradient_clip, "gradient_clip", 0.0, lo_open=True, exact=True)
+        # the statistics' floors, before the data: rows, and the residuals' clip (the labels of
+        # every statistic call)
+        if clip is None:
+            check_bound_floors(data_norm, label_bound)
+        else:
+            check_bound_floors(data_norm, clip, label_name="gradient_clip")
         rounds = check_integer(self.n_rounds, "n_rounds", 1)
         fit_intercept = _base.boolean(self.fit_intercept, "fit_intercept")
         fraction, quantile = check_bounds_options(self.bounds_fraction, self.bounds_quantile)

@@ -262,6 +262,15 @@ def _dpgd_step_noise(
     raise AssertionError("DP-GD calibration did not converge")  # pragma: no cover
 
 
+def _overflow() -> SolverError:
+    """DP-GD's iterates or gradient left the float64 range (absurd step sizes or noise scales):
+    the budget is charged (a SolverError), nothing is released, and the message is fixed."""
+    return SolverError(
+        "DPGradientDescentClassifier: the iterates left the float64 range (a step size or noise "
+        "scale too large); the budget is charged, nothing released"
+    )
+
+
 class DPGradientDescentClassifier(_PrivateLogistic):
     r"""Private binary logistic regression by full-batch differentially private gradient
     descent with the Gaussian mechanism.
@@ -341,8 +350,9 @@ class DPGradientDescentClassifier(_PrivateLogistic):
     before the data are read): the logistic gradient is bounded, so the iterates then grow at
     most linearly, while beyond 2 the ridge term makes them diverge. Should the iterates still
     leave the float64 range (absurd step sizes or noise scales), the fit raises a
-    :class:`~privlearn.learners._solvers.SolverError` and the budget is charged, so that
-    whether a fit succeeds and what it charges never depend on the data.
+    :class:`~privlearn.learners._solvers.SolverError` and the budget is charged: what a fit
+    charges never depends on the data. In that regime alone (iterates near ``1e308``, far beyond
+    any useful setting) whether the fit fails can depend on the data (``X w`` overflowing).
 
     Parameters
     ----------
@@ -518,13 +528,13 @@ class DPGradientDescentClassifier(_PrivateLogistic):
             w = np.zeros(d)
             total = np.zeros(d)
             for _ in range(steps):
-                noisy = step_noise(_logistic_gradient_sum(signed, w), gen)
+                grad = _logistic_gradient_sum(signed, w)
+                if not np.all(np.isfinite(grad)):  # w near the float64 limit: X w overflowed
+                    raise _overflow()
+                noisy = step_noise(grad, gen)
                 w = w - eta * (noisy / n + alpha * w)
                 if not np.all(np.isfinite(w)):  # absurd steps or noise beyond float64: charged
-                    raise SolverError(
-                        "DPGradientDescentClassifier: the iterates left the float64 range (a step "
-                        "size or noise scale too large); the budget is charged, nothing released"
-                    )
+                    raise _overflow()
                 if average:
                     total += w
             return (total / steps if average else w), data, mu
