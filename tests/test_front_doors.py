@@ -446,3 +446,23 @@ def test_front_door_splits_its_bound_share_between_two_private_bounds(monkeypatc
     ]
     assert est.child_ledger_[2].budget.epsilon == pytest.approx(eps * (1 - f), rel=1e-12)
     assert _ledger(acc) == [("PrivateLinearRegression (private bounds)", Budget(eps), "child")]
+
+
+def test_own_private_bounds_guarantee_keeps_delta():
+    """An (epsilon, delta) delegate that takes declared bounds only (RKW objective perturbation)
+    behind bounds="private": the front door releases the bounds itself, and its guarantee (what
+    fit charges) is Budget(epsilon, delta), delta included."""
+    X, y = _classification()
+    acc = Accountant(Budget(10.0, 1e-3))
+    est = PrivateLogisticRegression(
+        2.0,
+        delta=1e-6,
+        method="objective_perturbation",
+        bounds="private",
+        classes=[0, 1],
+        accountant=acc,
+        rng=0,
+    )
+    assert est.privacy_guarantee(N) == Budget(2.0, 1e-6)
+    est.fit(X, y)
+    assert acc.spent == Budget(2.0, 1e-6)

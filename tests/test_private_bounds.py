@@ -537,3 +537,20 @@ def test_replay_release_bounds_counts_path():
         "private bounds, counts path", _run_release_bounds, _release_pairs, seeds=(0, 1, 2)
     )
     assert check_entry(entry) > 0
+
+
+def test_quantile_from_counts_takes_epsilon_exactly_and_refuses_negative_counts():
+    """private_quantile_from_counts: an epsilon no float holds (1/3) is refused naming it, and
+    counts below 0 are refused naming counts_below (before anything is drawn)."""
+    from fractions import Fraction
+
+    k = count_points().size
+    counts = np.full(k, 5, dtype=np.int64)
+    with pytest.raises(InvalidParameterError) as err:
+        private_quantile_from_counts(counts, 10, quantile=0.5, epsilon=Fraction(1, 3), rng=0)
+    assert err.value.parameter == "epsilon"
+    bad = counts.copy()
+    bad[0] = -1  # non-decreasing and <= n, only the sign is wrong
+    with pytest.raises(InvalidParameterError) as err:
+        private_quantile_from_counts(bad, 10, quantile=0.5, epsilon=1.0, rng=0)
+    assert err.value.parameter == "counts_below"
