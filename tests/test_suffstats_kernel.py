@@ -209,6 +209,18 @@ def test_bound_floors_are_refused_naming_the_parameter():
         _core.suffstats_gram(X.reshape(-1), y, 2, 2.0**-401, 1.0, None, [-401, -401, 0])
 
 
+@pytest.mark.parametrize("bad", ["X", "y"])
+def test_input_that_is_not_an_array_is_refused_naming_it(bad):
+    """A list (neither a numpy nor a Dask array) is refused naming the argument, ``X`` or ``y``
+    as the signature spells them."""
+    X, y = np.ones((4, 2)), np.ones(4)
+    args = {"X": X.tolist() if bad == "X" else X, "y": y.tolist() if bad == "y" else y}
+    with pytest.raises(InvalidParameterError) as err:
+        sufficient_statistics(args["X"], args["y"], data_norm=1.0, label_bound=1.0)
+    assert err.value.parameter == bad
+    assert str(err.value).startswith(bad + ":")
+
+
 def test_numpy_and_dask_inputs_give_equal_statistics():
     da = pytest.importorskip("dask.array")
     import dask
