@@ -221,6 +221,19 @@ def test_input_that_is_not_an_array_is_refused_naming_it(bad):
     assert str(err.value).startswith(bad + ":")
 
 
+@pytest.mark.parametrize("bad", ["X", "y"])
+def test_non_real_dtype_is_refused_naming_it(bad):
+    """A complex array for X or y is refused naming it (real numbers only)."""
+    X, y = np.ones((4, 2)), np.ones(4)
+    args = {
+        "X": X.astype(complex) if bad == "X" else X,
+        "y": y.astype(complex) if bad == "y" else y,
+    }
+    with pytest.raises(InvalidParameterError) as err:
+        sufficient_statistics(args["X"], args["y"], data_norm=1.0, label_bound=1.0)
+    assert err.value.parameter == bad
+
+
 def test_numpy_and_dask_inputs_give_equal_statistics():
     da = pytest.importorskip("dask.array")
     import dask
