@@ -111,7 +111,9 @@ DATASETS: Tuple[DataSpec, ...] = (
         WARFARIN_DATA_NORM,
         WARFARIN_LABEL_BOUND,
         False,
-        _pairs((1.5, 2.0, 3.0, 4.0, WARFARIN_DATA_NORM), (1.0, 1.5, 2.5, 4.0, WARFARIN_LABEL_BOUND)),
+        _pairs(
+            (1.5, 2.0, 3.0, 4.0, WARFARIN_DATA_NORM), (1.0, 1.5, 2.5, 4.0, WARFARIN_LABEL_BOUND)
+        ),
         _pairs((3.0, WARFARIN_DATA_NORM), (2.5, WARFARIN_LABEL_BOUND)),
         "vkorc1 variant alleles (CT + 2 TT)",
     ),
