@@ -36,6 +36,10 @@ from .errors import (
 )
 
 __version__: str = _core.__version__
+#: The compiled core's build profile ("release", "debug", ...) and whether it holds the test
+#: hooks of a development build (read by ``privlearn --version``).
+_BUILD_PROFILE: str = str(getattr(_core, "build_profile", "unknown"))
+_TEST_HOOKS: bool = hasattr(_core, "_panic_for_tests")
 
 __all__ = [
     "PrivlearnError",

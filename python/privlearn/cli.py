@@ -52,10 +52,10 @@ def version_text() -> str:
     """What ``privlearn --version`` prints: ``privlearn <version>`` (the first line, for
     scripts), then the compiled core's build (``release`` or ``debug``, and whether it holds the
     test hooks of a development build) and the Python running it."""
-    from . import _core
+    from . import _BUILD_PROFILE, _TEST_HOOKS
 
-    build = f"{getattr(_core, 'build_profile', 'unknown')} build"
-    if hasattr(_core, "_panic_for_tests"):
+    build = f"{_BUILD_PROFILE} build"
+    if _TEST_HOOKS:
         build += " with test hooks"
     python = ".".join(str(v) for v in sys.version_info[:3])
     return f"privlearn {__version__}\ncompiled core: {build}; Python {python}"
