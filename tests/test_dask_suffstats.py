@@ -29,6 +29,7 @@ from privlearn.learners._suffstats import (  # noqa: E402
     norm_counts,
     sufficient_statistics,
 )
+from suffstats_helpers import packed as _packed  # noqa: E402
 
 D_NORM, L_BOUND = 3.0, 2.5
 
@@ -80,15 +81,6 @@ def _exact_reference(X, y, intercept):
         for k in range(p):
             M[j, k] = float(sum(row[j] * row[k] for row in Q))
     return M, Q
-
-
-def _packed(s):
-    p = s.xtx.shape[0] + 1
-    M = np.empty((p, p))
-    M[:-1, :-1] = s.xtx
-    M[:-1, -1] = M[-1, :-1] = s.xty
-    M[-1, -1] = s.yty
-    return M
 
 
 @pytest.mark.parametrize("intercept", [None, 3.0, 0.7])

@@ -19,6 +19,7 @@ import pytest
 
 from privlearn import InvalidParameterError, _core
 from privlearn.learners._suffstats import _column_exponents, sufficient_statistics
+from suffstats_helpers import packed as _packed
 
 
 def _frexp_exponent(v: float) -> int:
@@ -91,15 +92,6 @@ def _reference(X, y, data_norm, label_bound, intercept):
             M[j, k] = M[k, j] = value.numerator / value.denominator  # rounded once
     upper = [T[j][k] for j in range(p) for k in range(j, p)]
     return upper, M, exps
-
-
-def _packed(s):
-    p = s.xtx.shape[0] + 1
-    M = np.empty((p, p))
-    M[:-1, :-1] = s.xtx
-    M[:-1, -1] = M[-1, :-1] = s.xty
-    M[-1, -1] = s.yty
-    return M
 
 
 def _on_threshold_rows(data_norm, rng, count=40):
