@@ -81,8 +81,8 @@ def _params(obj: Any) -> List[str]:
 def public_releases() -> List[str]:
     """The package's private releases, by rule:
 
-    * a class with a ``privacy_guarantee``, or one taking ``epsilon`` with a method that reads
-      data (``fit``, ``start``, ``query``, ``predict``);
+    * a class with a ``privacy_guarantee``, or one taking ``epsilon`` or ``rng`` with a method
+      that reads data (``fit``, ``start``, ``query``, ``predict``);
     * a function taking ``rng`` (it draws randomness: a mechanism, a noise sampler or a
       randomised step of a release), or taking both ``epsilon`` and an ``accountant``.
 
@@ -96,9 +96,9 @@ def public_releases() -> List[str]:
             obj = getattr(mod, name)
             params = _params(obj)
             if inspect.isclass(obj):
-                has_eps = any(p == "epsilon" for p in params)
+                randomised = "epsilon" in params or "rng" in params
                 reads_data = any(hasattr(obj, m) for m in DATA_METHODS)
-                if hasattr(obj, "privacy_guarantee") or (has_eps and reads_data):
+                if hasattr(obj, "privacy_guarantee") or (randomised and reads_data):
                     found.append(f"{pkg}.{name}")
             elif callable(obj):
                 if "rng" in params or ("epsilon" in params and "accountant" in params):
