@@ -1,18 +1,68 @@
-"""The README's Python quickstart runs as written."""
+"""The README stays a short front page: its quickstart runs, it is small, and its links resolve.
+
+The manual lives in the documentation site (docs/guide/, built by scripts/build-docs); the
+README keeps what a newcomer needs. .ci/run checks separately that it still shows the two
+commands verbatim.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+#: The README's size limit (issue 20: "at most about 8 KB").
+MAX_BYTES = 8192
+
+#: Inline Markdown links and images: [text](target) or ![alt](target), target up to a space or ")".
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: Reference-style link definitions: [label]: target
+_REF = re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.M)
+
+
+def _text() -> str:
+    return README.read_text(encoding="utf-8")
+
+
+def _relative_targets(text: str) -> list[str]:
+    """Every link target of ``text`` that is not a URL, an e-mail address or a page anchor."""
+    targets = _LINK.findall(text) + _REF.findall(text)
+    return [t for t in targets if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t, flags=re.I)]
 
 
 def test_quickstart_runs(capsys):
-    text = README.read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", _text(), flags=re.S)
     assert blocks, "the README has no Python quickstart"
     for code in blocks:
         exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
     out = capsys.readouterr().out
     assert "private median:" in out
+
+
+def test_readme_is_short():
+    size = README.stat().st_size
+    assert size <= MAX_BYTES, (
+        f"README.md is {size} bytes (limit {MAX_BYTES}): move the details into docs/guide/"
+    )
+
+
+def test_relative_links_resolve():
+    targets = _relative_targets(_text())
+    assert targets, "the README links to no file of the repository (the guide, the licence)"
+    broken = []
+    for target in targets:
+        path = (ROOT / target.split("#", 1)[0]).resolve()
+        if ROOT not in path.parents or not path.is_file():
+            broken.append(target)
+    assert not broken, f"README.md links to files that do not exist in the repository: {broken}"
+
+
+def test_link_checker_sees_links():
+    # The checker itself: it finds inline, image and reference links, and skips URLs and anchors.
+    sample = (
+        "[a](docs/a.md) ![b](img/b.png) [c](https://example.org) [d](#section) "
+        "[e](mailto:x@y.z) [f](docs/f.md#part)\n[g]: docs/g.md\n"
+    )
+    assert _relative_targets(sample) == ["docs/a.md", "img/b.png", "docs/f.md#part", "docs/g.md"]
