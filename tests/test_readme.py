@@ -8,6 +8,8 @@ commands verbatim.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,15 +50,35 @@ def test_readme_is_short():
     )
 
 
+def _ignored_by_git(paths: list[Path]) -> set[Path]:
+    """The paths that git ignores (generated files: absent from a fresh clone); none without git."""
+    if not paths or shutil.which("git") is None or not (ROOT / ".git").exists():
+        return set()
+    rel = [str(p.relative_to(ROOT)) for p in paths]
+    run = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--", *rel],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return {(ROOT / line).resolve() for line in run.stdout.splitlines() if line}
+
+
 def test_relative_links_resolve():
     targets = _relative_targets(_text())
     assert targets, "the README links to no file of the repository (the guide, the licence)"
     broken = []
+    found = {}
     for target in targets:
         path = (ROOT / target.split("#", 1)[0]).resolve()
         if ROOT not in path.parents or not path.is_file():
             broken.append(target)
+        else:
+            found[path] = target
     assert not broken, f"README.md links to files that do not exist in the repository: {broken}"
+    generated = sorted(found[p] for p in _ignored_by_git(list(found)))
+    assert not generated, f"README.md links to files that git ignores (generated): {generated}"
 
 
 def test_link_checker_sees_links():
