@@ -113,7 +113,7 @@ class Rectangle:
 
 @dataclass(frozen=True)
 class Halfspace:
-    """``1[w . x + b >= 0]``, evaluated exactly (no rounding decides a point on or near the
+    """``1[w @ x + b >= 0]``, evaluated exactly (no rounding decides a point on or near the
     boundary)."""
 
     w: Tuple[float, ...]

@@ -39,14 +39,16 @@ neighbouring relation, ``"replace-one"`` or ``"add/remove-one"``; mixing them is
 :func:`compose_bounded_range`             k adaptive epsilon-bounded-range (exponential)
                                           mechanisms (Dong–Durfee–Rogers 2020), and its
                                           inverse :func:`max_bounded_range_epsilon`
-:func:`compose_zcdp`, :func:`compose_rdp`, :func:`compose_pld`   composition in each notion
+:func:`compose_zcdp`                      composition in each notion (and
+                                          :func:`compose_rdp`, :func:`compose_pld`)
 :func:`zcdp_to_dp`, :func:`rdp_to_dp`     Canonne–Kamath–Steinke conversions (and
                                           :func:`zcdp_delta`, :func:`rdp_delta`); a PLD
                                           converts exactly (:meth:`PldCurve.epsilon`)
 :func:`amplify_by_subsampling`            Balle–Barthe–Gaboardi (and seed 000's lemmas)
 :func:`group_privacy`                     datasets that differ in ``k`` records
-:func:`to_dp_event`, :func:`from_dp_event`  Google dp_accounting ``DpEvent`` s (optional
-                                          dependency), to check privlearn's totals there
+:func:`to_dp_event`                       Google dp_accounting ``DpEvent`` s (and
+                                          :func:`from_dp_event`; optional dependency), to
+                                          check privlearn's totals there
 ========================================  =====================================================
 
 **Neighbouring relation.** As everywhere in privlearn, two datasets are neighbours when they

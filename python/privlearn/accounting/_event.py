@@ -319,8 +319,8 @@ class PrivacyEvent:
         r"""Any :math:`\varepsilon`-DP release.
 
         Forms: ``Budget(epsilon)``, :math:`\varepsilon^2/2`-zCDP (Bun and Steinke 2016,
-        Proposition 1.4), the tight pure-DP RDP curve (:func:`~privlearn.accounting._rdp.
-        rdp_pure`) and the PLD of binary randomized response, which dominates every
+        Proposition 1.4), the tight pure-DP RDP curve (:func:`~privlearn.accounting.rdp_pure`)
+        and the PLD of binary randomized response, which dominates every
         :math:`\varepsilon`-DP mechanism (Kairouz, Oh and Viswanath, ICML 2015).
         """
         e = check_epsilon(epsilon, zero_ok=True, exact=True)

@@ -56,7 +56,7 @@ MAX_CANDIDATES = 1 << 26
 
 @dataclass(frozen=True)
 class LinearModel:
-    """The real-valued linear predictor ``x -> coef . x + intercept`` (squared loss)."""
+    """The real-valued linear predictor ``x -> coef @ x + intercept`` (squared loss)."""
 
     coef: Tuple[float, ...]
     intercept: float
@@ -111,7 +111,7 @@ class _Candidates:
 
 
 class LinearCandidates(_Candidates):
-    """An explicit finite set of linear predictors ``x -> w . x + b``.
+    """An explicit finite set of linear predictors ``x -> w @ x + b``.
 
     With the 0-1 loss each is the halfspace ``1[w . x + b >= 0]`` (decided exactly, as
     :class:`privlearn.hypotheses.Halfspace`); with the hinge and logistic losses the margin

@@ -562,8 +562,7 @@ class PrivateLogisticRegression(
         Total privacy budget, finite and > 0.
     delta : float, default 1e-6
         In ``[0, 1)``; 0 asks for pure DP.
-    method : {"auto", "dp_gd", "objective_perturbation", "objective_perturbation_pure", \
-"output_perturbation"}, default "auto"
+    method : {"auto", "dp_gd", "objective_perturbation", "objective_perturbation_pure", "output_perturbation"}, default "auto"
     bounds : "private" or float, default "private"
         The rows' L2 clipping bound ``data_norm``: chosen privately or declared.
     bounds_fraction : float or None, default None
