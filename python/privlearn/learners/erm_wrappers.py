@@ -143,8 +143,12 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
 
     Attributes
     ----------
-    estimator_ : the fitted base learner; hypothesis_ : its hypothesis (if any);
-    privacy_ : Budget; subsample_size_ : int
+    estimator_ : estimator
+        The fitted base learner.
+    hypothesis_ : object
+        Its hypothesis (if any).
+    privacy_ : Budget
+    subsample_size_ : int
     """
 
     def __init__(
@@ -329,8 +333,16 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
 
     Attributes
     ----------
-    estimators_ : list of fitted base learners; selected_ : int; estimator_ : the selected one;
-    hypothesis_ ; n_parts_ : int (:math:`a + 1`); part_sizes_ : list of int; privacy_ : Budget;
+    estimators_ : list
+        The fitted base learners.
+    selected_ : int
+    estimator_ : estimator
+        The selected one.
+    hypothesis_ : object
+    n_parts_ : int
+        :math:`a + 1`.
+    part_sizes_ : list of int
+    privacy_ : Budget
     selection_epsilon_ : float
     """
 
@@ -491,7 +503,10 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
 
     Attributes
     ----------
-    support_ : tuple of int; coef_ : numpy.ndarray (d,); hypothesis_ ; privacy_ : Budget
+    support_ : tuple of int
+    coef_ : numpy.ndarray of shape (d,)
+    hypothesis_ : object
+    privacy_ : Budget
     """
 
     def __init__(

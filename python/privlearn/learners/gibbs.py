@@ -101,7 +101,10 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
 
     Attributes
     ----------
-    coef_, intercept_ ; privacy_ : Budget or None ; dp_certified_ : bool
+    coef_ : numpy.ndarray
+    intercept_ : float
+    privacy_ : Budget or None
+    dp_certified_ : bool
 
     Notes
     -----
