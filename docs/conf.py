@@ -55,7 +55,6 @@ exclude_patterns = [
     "auto_examples/*.json",
 ]
 templates_path = ["_templates"]
-html_static_path = ["_static"]
 
 # Every reference must resolve (nitpicky), except names from packages whose inventories would
 # need the network (intersphinx is off) and the informal type words of numpydoc sections.
