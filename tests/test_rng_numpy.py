@@ -35,6 +35,7 @@ import test_replay_adassp
 import test_replay_logistic
 import test_replay_tukey_boosted
 from privlearn import audit as audit_mod
+from privlearn._certified import SharedCloneMixin
 from privlearn.accounting import Budget
 from privlearn.attacks import BonehShawCode, TardosCode, pirate
 from privlearn.datasets import make_concept_sample, random_concept, sample_points
@@ -43,7 +44,6 @@ from privlearn.experiments import run_trials
 from privlearn.gf2 import GF2Matrix
 from privlearn.hypotheses import Thresholds
 from privlearn.learners import rls_out
-from privlearn.learners._base import PrivateEstimatorMixin
 from privlearn.mechanisms import exponential, gaussian, laplace
 from privlearn.multi import StableParityLearner, StablePointLearner
 from privlearn.query_release import relabel
@@ -226,20 +226,26 @@ def test_every_release_takes_numpy_rng(entry: Entry) -> None:
 
 
 def refit_clone(model: Any, data: Any, g: np.random.Generator) -> None:
-    """A clone of a fitted estimator refits with the numpy generator. The private estimators
-    (``PrivateEstimatorMixin``) share ``rng`` and ``accountant`` with their clones, as with an
-    integer or a privlearn Generator: the clone draws from ``g`` again. The other estimators
-    (ERM, multi-concept, prediction) use scikit-learn's default clone, which deep-copies the
-    generator (a privlearn Generator too): the copy continues from ``g``'s state; they are
-    cloned without their accountant (which cannot be deep-copied), and not refitted here (some
-    registry entries fit on a transformed view of ``data``)."""
-    if isinstance(model, PrivateEstimatorMixin):
+    """A clone of a fitted estimator refits with the numpy generator. Every privlearn estimator
+    (``SharedCloneMixin``: the learners, and since issue 20 the ERM, multi-concept and
+    prediction estimators too; ``tests/test_clone.py``) shares ``rng`` and ``accountant`` with
+    its clones, as with an integer or a privlearn Generator: the clone draws from ``g`` again.
+    A registry entry that fit on a view of ``data`` (the first column) is refitted on that
+    view. Another estimator uses scikit-learn's default clone, which deep-copies the generator:
+    the copy continues from ``g``'s state."""
+    if isinstance(model, SharedCloneMixin):
         twin = clone(model)
-        assert twin.get_params()["rng"] is g
-        assert twin.get_params()["accountant"] is model.get_params()["accountant"]
-        twin.set_params(accountant=None)
+        params = twin.get_params()
+        assert params["rng"] is g
+        if "accountant" in params:
+            assert params["accountant"] is model.get_params()["accountant"]
+            twin.set_params(accountant=None)
+        X, *rest = data
+        n_in = getattr(model, "n_features_in_", None)
+        if n_in is not None and np.ndim(X) == 2 and np.shape(X)[1] > n_in:
+            X = np.asarray(X)[:, :n_in]
         before = _state(g)
-        twin.fit(*data)
+        twin.fit(X, *rest)
         assert _state(g) != before
         return
     model.set_params(accountant=None)

@@ -25,11 +25,19 @@ and the query-release algorithms of :mod:`privlearn.query_release` (the guarante
 session). The private *predictors* of :mod:`privlearn.prediction` do not: their ``fit``
 releases nothing and each answer is charged by ``predict``, so the guarantee of "a fit" would
 not cover what they release.
+
+**Estimator plumbing the families share.** A guarantee holds for what the accountant is
+charged, so every copy of an estimator must charge the same accountant:
+:class:`SharedCloneMixin` makes :func:`sklearn.base.clone` share the accountant and the
+generator (``_SHARED_PARAMS``) instead of copying them. :func:`check_feature_names` keeps
+scikit-learn's ``feature_names_in_`` for the learners that convert their input themselves;
+like :func:`public_n_samples` it reads only the public schema of ``X`` (its column names),
+never a value.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Dict, Protocol, Tuple, runtime_checkable
 
 import numpy as np
 
@@ -44,7 +52,14 @@ __all__ = [
     "require_certified",
     "compose_parallel",
     "public_n_samples",
+    "SharedCloneMixin",
+    "check_feature_names",
 ]
+
+#: Parameters a clone shares with its original instead of copying: an accountant must see every
+#: spend of every copy, and a Generator must not be duplicated (two copies of one stream draw
+#: the same noise).
+_SHARED_PARAMS: Tuple[str, ...] = ("accountant", "rng")
 
 
 @runtime_checkable
@@ -176,3 +191,53 @@ def public_n_samples(X: Any, name: str = "X", minimum: int = 1) -> int:
             name,
         )
     return n
+
+
+def check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
+    """scikit-learn's column-name bookkeeping for an estimator that converts ``X`` itself
+    (the ERM, multi-concept and prediction learners): on ``fit`` (``reset=True``) set
+    ``feature_names_in_`` from a pandas or polars DataFrame's column names (or delete it for
+    an input without names); on ``predict`` (``reset=False``) warn, as scikit-learn does, when
+    exactly one of the fitted and the new input has names, and refuse columns that are not
+    the fitted ones in the fitted order (:class:`InvalidParameterError` naming ``X``).
+
+    Only the public schema is read (the column names, never the values), so the messages hold
+    no data-dependent value. The linear learners' ``validate_X`` (``privlearn.learners._base``)
+    does the same through :func:`sklearn.utils.validation.validate_data`."""
+    from sklearn.utils.validation import _check_feature_names
+
+    try:
+        _check_feature_names(estimator, X, reset=reset)
+    except (TypeError, ValueError) as err:
+        raise InvalidParameterError(f"X: {err}", "X") from None
+
+
+class SharedCloneMixin:
+    """:func:`sklearn.base.clone` shares the parameters named in ``_shared_params`` (the
+    accountant and the generator, ``_SHARED_PARAMS``) with the original instead of copying
+    them, and clones every other parameter as scikit-learn does (an estimator parameter is
+    cloned unfitted, anything else deep-copied).
+
+    The accountant must see the spends of every copy (pipelines, cross-validation and
+    :class:`~privlearn.learners.PrivateTuning` fit clones), and a shared
+    ``numpy.random.Generator`` is not duplicated (two copies of one stream would draw the same
+    noise). An accountant also holds a lock, so copying it would fail outright. It is the
+    cloning half of the learners' ``PrivateEstimatorMixin`` (``privlearn.learners._base``);
+    the multi-concept learners and the predictors, whose guarantee is not a fit's
+    ``Budget(epsilon)``, use it alone. A class may extend ``_shared_params`` with other
+    parameters that are shared, never copied."""
+
+    _shared_params: Tuple[str, ...] = _SHARED_PARAMS
+
+    def __sklearn_clone__(self) -> Any:
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)  # type: ignore[attr-defined]
+        shared = self._shared_params
+        new_params: Dict[str, Any] = {}
+        for name, value in params.items():
+            if name in shared:
+                new_params[name] = value
+            else:
+                new_params[name] = clone(value, safe=False)
+        return type(self)(**new_params)

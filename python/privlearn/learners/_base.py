@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+from typing import Any, Callable, Optional, Tuple, TypeVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
+from .._certified import SharedCloneMixin  # the clone half, shared by every family
 from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
@@ -31,11 +32,6 @@ from ._solvers import Loss, SolverError
 __all__: list = []
 
 T = TypeVar("T")
-
-#: Parameters a clone shares with its original instead of copying: an accountant must see every
-#: spend of every copy, and a Generator must not be duplicated (two copies of one stream draw
-#: the same noise).
-_SHARED_PARAMS = ("accountant", "rng")
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,12 +143,19 @@ def charged(
 
 def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
     """``X`` as a 2-D float64 array via :func:`sklearn.utils.validation.validate_data`
-    (finite, non-empty, the fitted number of features when ``reset`` is false)."""
+    (finite, non-empty, the fitted number of features when ``reset`` is false), C-contiguous.
+
+    A pandas or polars DataFrame is accepted: ``fit`` (``reset=True``) records its column
+    names as ``feature_names_in_``, and a later call refuses other names or another order (and
+    warns when only one of the two inputs has names), as scikit-learn does; the messages quote
+    column names (public schema), never a value."""
     from sklearn.utils.validation import validate_data
 
     try:
-        return validate_data(estimator, X, reset=reset, dtype=np.float64)
-    except ValueError as err:
+        # C order: a DataFrame converts to a column-major array, and BLAS may round a product
+        # differently by layout; one layout makes a fit on a DataFrame that on its array.
+        return validate_data(estimator, X, reset=reset, dtype=np.float64, order="C")
+    except (TypeError, ValueError) as err:  # TypeError: e.g. column names of mixed types
         raise InvalidParameterError(str(err), "X") from None
 
 
@@ -264,10 +267,10 @@ def normalise(
 # --------------------------------------------------------------------------------------------
 
 
-class PrivateEstimatorMixin:
-    """Cloning shares the accountant and the generator (see ``_SHARED_PARAMS``); the tags say
-    that outputs are random unless seeded, that scores are poor (noise is the point) and that
-    classification is binary.
+class PrivateEstimatorMixin(SharedCloneMixin):
+    """Cloning shares the accountant and the generator (:class:`SharedCloneMixin`,
+    ``_SHARED_PARAMS``); the tags say that outputs are random unless seeded, that scores are
+    poor (noise is the point) and that classification is binary.
 
     :meth:`privacy_guarantee` is the pure ``Budget(epsilon)`` of the seed-001 learners
     (output perturbation, objective perturbation, functional mechanism); a composite
@@ -288,18 +291,6 @@ class PrivateEstimatorMixin:
 
         check_integer(n_samples, "n_samples", 1)
         return Budget(check_epsilon(self.epsilon, exact=True))  # type: ignore[attr-defined]
-
-    def __sklearn_clone__(self) -> Any:
-        from sklearn.base import clone
-
-        params = self.get_params(deep=False)  # type: ignore[attr-defined]
-        new_params: Dict[str, Any] = {}
-        for name, value in params.items():
-            if name in _SHARED_PARAMS:
-                new_params[name] = value
-            else:
-                new_params[name] = clone(value, safe=False)
-        return type(self)(**new_params)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()  # type: ignore[misc]

@@ -73,6 +73,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._certified import check_feature_names
 from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..accounting import Budget
 from ..accounting._event import PrivacyEvent
@@ -80,6 +81,7 @@ from ..errors import InvalidParameterError
 from ..hypotheses import Halfspace, Threshold
 from ..mechanisms import _charged, exponential
 from ..random import _core_rng
+from ._base import PrivateEstimatorMixin
 from ._erm_bounds import (
     example20_epsilon,
     example21_epsilon,
@@ -157,7 +159,7 @@ def _check_regularizer(regularizer: Any) -> None:
         )
 
 
-class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
+class ExponentialMechanismERM(PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
     r"""Private (penalized) ERM by the exponential mechanism: Algorithm 1 of Wang, Lei and
     Fienberg (JMLR 2016).
 
@@ -336,6 +338,7 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         return scores, _sensitivity_factor(mode) * (1 << k), loss.bound / float(1 << k), reg
 
     def _check_data(self, X: Any, y: Any, loss: _Loss, cands: Any) -> Tuple[np.ndarray, np.ndarray]:
+        check_feature_names(self, X, reset=True)
         Xa = _features(X)
         nf = None if isinstance(cands, ContinuousThresholds) else cands.n_features()
         if isinstance(cands, ContinuousThresholds):
@@ -440,7 +443,10 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         """Predictions of the released hypothesis: labels 0/1 for classification losses and
         thresholds/classes, real values for the squared loss."""
         self._check_fitted()
-        Xa = _features(X, n_features=self.n_features_in_)
+        check_feature_names(self, X, reset=False)
+        return self._predict(_features(X, n_features=self.n_features_in_))
+
+    def _predict(self, Xa: np.ndarray) -> np.ndarray:
         cands = self._candidates_
         if isinstance(cands, ContinuousThresholds):
             return ThresholdCandidates([0.0]).predict(self.hypothesis_, Xa, self._loss_)
@@ -450,6 +456,7 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
         """The released hypothesis's clipped loss on every record of ``(X, y)``, in
         ``[0, loss_bound]`` (floating point; the fit used their fixed-point rounding)."""
         self._check_fitted()
+        check_feature_names(self, X, reset=False)
         Xa = _features(X, n_features=self.n_features_in_)
         loss = self._loss_
         ya = _targets(y, Xa.shape[0], loss.classification)
@@ -457,7 +464,7 @@ class ExponentialMechanismERM(BaseEstimator):  # type: ignore[misc]
             vals = np.asarray(loss.fn(self.hypothesis_, Xa, ya), dtype=np.float64)
             return np.clip(np.where(np.isnan(vals), loss.bound, vals), 0.0, loss.bound)
         if loss.name == "zero_one":
-            return (self.predict(Xa) != ya).astype(np.float64) * loss.bound
+            return (self._predict(Xa) != ya).astype(np.float64) * loss.bound
         h = self.hypothesis_
         if isinstance(h, Halfspace):
             coef, b = np.asarray(h.w, dtype=np.float64), float(h.b)

@@ -27,7 +27,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
-from .._certified import certified_guarantee, compose_parallel, public_n_samples, require_certified
+from .._certified import (
+    certified_guarantee,
+    check_feature_names,
+    compose_parallel,
+    public_n_samples,
+    require_certified,
+)
 from .._validate import (
     check_choice,
     check_epsilon,
@@ -43,6 +49,7 @@ from ..errors import InvalidParameterError
 from ..hypotheses import Halfspace
 from ..mechanisms import _charged, exponential
 from ..random import as_generator
+from ._base import PrivateEstimatorMixin
 from ._erm_bounds import excess_risk_bound
 from ._erm_candidates import MAX_CANDIDATES, LinearModel
 from ._erm_inputs import SENSITIVITIES, _features, _sensitivity_factor, _targets
@@ -74,15 +81,21 @@ class _Forward:
 
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
+    def _inner_X(self, X: Any) -> np.ndarray:
+        # The wrapper's own column names are checked; the inner estimator was fitted on the
+        # converted array, so it gets one too.
+        check_feature_names(self, X, reset=False)
+        return _features(X, n_features=getattr(self, "n_features_in_", None))
+
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of the released hypothesis."""
         self._check_fitted()
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(self._inner_X(X))
 
     def score(self, X: Any, y: Any) -> float:
         """The inner estimator's score on ``(X, y)`` (not private by itself)."""
         self._check_fitted()
-        return float(self.estimator_.score(X, y))
+        return float(self.estimator_.score(self._inner_X(X), np.asarray(y)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -90,7 +103,7 @@ class _Forward:
 # --------------------------------------------------------------------------------------------
 
 
-class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
+class SubsampledERM(_Forward, PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
     r"""Run a learner on a secret, uniformly random subsample of ``m`` of the ``n`` records.
 
     Wang, Lei and Fienberg (2016): Lemma 4 (``m = floor(sqrt(n))`` makes an
@@ -213,6 +226,7 @@ class SubsampledERM(_Forward, BaseEstimator):  # type: ignore[misc]
             require_certified(self.base, "base")
         _base_copy(self.base)  # a scikit-learn style estimator, before the data
         budget = self.privacy_guarantee(public_n_samples(X))  # from n alone, before the data
+        check_feature_names(self, X, reset=True)
         Xa = _features(X)
         ya = np.asarray(y)
         if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
@@ -288,7 +302,7 @@ def boosting_excess_risk_bound(
     return math.e * xi + dev + em
 
 
-class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
+class BoostedERM(_Forward, PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
     r"""High-confidence private learning by boosting the confidence (Theorem 25).
 
     With :math:`a = \lceil\ln(3/\delta)\rceil`, a uniformly random partition of the ``n``
@@ -414,6 +428,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
         self._check_base()  # an uncertified base is refused before the data are read
         budget = self.privacy_guarantee(public_n_samples(X))
         base = self.base
+        check_feature_names(self, X, reset=True)
         Xa = _features(X)
         n = Xa.shape[0]
         a, _, eps_sel = self._settings(n)
@@ -462,7 +477,7 @@ class BoostedERM(_Forward, BaseEstimator):  # type: ignore[misc]
 # --------------------------------------------------------------------------------------------
 
 
-class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
+class BestSubsetERM(PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
     r"""Sparse linear models by two-stage best-subset selection (Example 22).
 
     :math:`H = \{w \in \mathbb{R}^d : \|w\|_0 \le s, \|w\|_2 \le R\}`. Stage 1 chooses a
@@ -600,6 +615,7 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
     def fit(self, X: Any, y: Any) -> "BestSubsetERM":
         """Choose a support and a sparse model privately."""
         eps, mode, split, loss = self._setup()
+        check_feature_names(self, X, reset=True)
         supports, coef, scores, sens = self._stage_scores(X, y)
         n, d = np.shape(X)[0], coef.shape[1]
         G = scores.shape[1]
@@ -655,6 +671,7 @@ class BestSubsetERM(BaseEstimator):  # type: ignore[misc]
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this BestSubsetERM is not fitted yet; call fit first")
+        check_feature_names(self, X, reset=False)
         Xa = _features(X, n_features=self.n_features_in_)
         if self._loss_.classification:
             return _core.halfspace_predict([*self.coef_, 0.0], Xa).astype(np.int64)

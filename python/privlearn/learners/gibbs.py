@@ -31,12 +31,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._certified import check_feature_names
 from .._validate import check_choice, check_epsilon, check_integer, check_positive, check_real
 from ..accounting import Budget
 from ..accounting._numerics import _DIGITS, _context, _expm1, _float_up, _up
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
 from ..random import as_generator
+from ._base import PrivateEstimatorMixin
 from ._erm_inputs import SENSITIVITIES, _features, _sensitivity_factor, _targets
 from ._erm_losses import _resolve_loss
 
@@ -62,7 +64,7 @@ def gelman_rubin(traces: Any) -> float:
     return float(math.sqrt(var_plus / within))
 
 
-class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
+class ApproximateGibbsERM(PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
     r"""MALA chains for :math:`\exp(-\beta F)` over a ball: **approximate**, no DP guarantee by
     default (see the module documentation).
 
@@ -213,6 +215,7 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
                 "accountant",
             )
         budget = None if self.tv_bound is None else self._certified_budget(eps)
+        check_feature_names(self, X, reset=True)
         Xa = _features(X)
         if self.fit_intercept:
             Xa = np.ascontiguousarray(np.hstack([Xa, np.ones((Xa.shape[0], 1))]))
@@ -289,6 +292,7 @@ class ApproximateGibbsERM(BaseEstimator):  # type: ignore[misc]
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this ApproximateGibbsERM is not fitted yet; call fit first")
+        check_feature_names(self, X, reset=False)
         Xa = _features(X, n_features=self.n_features_in_)
         p = Xa @ self.coef_ + self.intercept_
         return (p >= 0).astype(np.int64) if self._classification else p

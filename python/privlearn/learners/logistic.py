@@ -395,6 +395,9 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         ``center="private"`` the bound of the centred rows).
     center_ : ndarray of shape (n_features,) or None
         The released private mean (``center="private"``), else ``None``.
+    n_iter_ : int
+        The number of gradient steps run: always ``max_iter`` (the noise is calibrated to a
+        number of steps fixed in advance; there is no data-dependent stopping rule).
     n_features_in_ : int
     """
 
@@ -548,6 +551,7 @@ class DPGradientDescentClassifier(_PrivateLogistic):
         self.center_ = mu
         self.noise_sigma_ = sigma
         self.data_norm_ = data.data_norm
+        self.n_iter_ = steps
         return self
 
 

@@ -381,27 +381,33 @@ class PrivateTuning(PrivateEstimatorMixin, BaseEstimator):
 
         check_is_fitted(self, "best_estimator_")
 
+    def _chosen_X(self, X: Any) -> np.ndarray:
+        # The column names are checked against this fit's (feature_names_in_); the chosen model
+        # was fitted on the validated array, so it gets one too.
+        self._check_fitted()
+        return _base.validate_X(self, X, reset=False)
+
     def predict(self, X: Any) -> np.ndarray:
         """The chosen model's predictions."""
-        self._check_fitted()
-        return self.best_estimator_.predict(X)
+        Xv = self._chosen_X(X)  # checks the fit first
+        return self.best_estimator_.predict(Xv)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The chosen model's ``score`` (R^2 or accuracy)."""
-        self._check_fitted()
-        return float(self.best_estimator_.score(X, y, sample_weight=sample_weight))
+        Xv = self._chosen_X(X)
+        return float(self.best_estimator_.score(Xv, y, sample_weight=sample_weight))
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X: Any) -> np.ndarray:
         """The chosen classifier's decision function."""
-        self._check_fitted()
-        return self.best_estimator_.decision_function(X)
+        Xv = self._chosen_X(X)  # checks the fit first
+        return self.best_estimator_.decision_function(Xv)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X: Any) -> np.ndarray:
         """The chosen classifier's class probabilities."""
-        self._check_fitted()
-        return self.best_estimator_.predict_proba(X)
+        Xv = self._chosen_X(X)  # checks the fit first
+        return self.best_estimator_.predict_proba(Xv)
 
     @property
     def classes_(self) -> np.ndarray:

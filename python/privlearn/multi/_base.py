@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .._certified import SharedCloneMixin, check_feature_names
 from .._validate import check_integer
 from ..accounting import Accountant, Budget
 from ..errors import InvalidParameterError
@@ -25,8 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..accounting._event import PrivacyEvent
 
 
-class _MultiLearner:
-    """Shared machinery: parameters (scikit-learn style), validation, one charge per fit."""
+class _MultiLearner(SharedCloneMixin):
+    """Shared machinery: parameters (scikit-learn style), validation, one charge per fit.
+    :func:`sklearn.base.clone` shares the accountant and the generator
+    (:class:`~privlearn._certified.SharedCloneMixin`)."""
 
     _params: Tuple[str, ...] = ()
     _label = "multi-learner"
@@ -165,6 +168,7 @@ class _MultiLearner:
         -------
         self
         """
+        check_feature_names(self, X, reset=True)
         Xc = self._check_X(X)
         _check_rows(Xc.shape[0])
         Yc = _label_matrix(Y, Xc.shape[0])
@@ -190,6 +194,7 @@ class _MultiLearner:
         """Predictions of the ``k`` hypotheses: a boolean array of shape ``(m, k)`` (column
         ``j`` is concept ``j``). Post-processing: no privacy cost."""
         self._fitted()
+        check_feature_names(self, X, reset=False)
         return self._predict(self._check_X(X))
 
     def errors(self, X: Any, Y: Any) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .. import _core
-from .._certified import public_n_samples
+from .._certified import _SHARED_PARAMS, SharedCloneMixin, check_feature_names, public_n_samples
 from .._validate import check_choice, check_epsilon, check_integer, check_probability
 from ..accounting import Accountant
 from ..accounting._accountant import check_accountant
@@ -68,19 +68,19 @@ def _flip_ratio(p: Fraction) -> Tuple[int, int]:
     return p.numerator, p.denominator
 
 
-class _Predictor(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
+class _Predictor(SharedCloneMixin, BaseEstimator, ClassifierMixin):  # type: ignore[misc]
     """Common fitting, validation and cloning of the hypothesis-class predictors."""
 
     hypotheses: HypothesisClass
     rng: Any
 
-    def __sklearn_clone__(self) -> "_Predictor":
-        # Share (never deep-copy) the class, the accountant and a Generator: a copied accountant
-        # would double the budget.
-        return type(self)(**self.get_params(deep=False))
+    # A clone shares (never deep-copies) the accountant and a Generator (a copied accountant
+    # would double the budget) and the hypothesis class (an immutable description).
+    _shared_params = _SHARED_PARAMS + ("hypotheses",)
 
     def _fit_data(self, X: Any, y: Any) -> int:
         spec, matrix = _core_class(self.hypotheses)
+        check_feature_names(self, X, reset=True)
         Xc = _points(self.hypotheses, X)
         n = Xc.shape[0]
         if n == 0:
@@ -100,6 +100,7 @@ class _Predictor(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(X, y) first"
             )
+        check_feature_names(self, X, reset=False)
         return _points(self.hypotheses, X)
 
     def _sample_args(
@@ -639,7 +640,9 @@ def _teacher_votes(teacher: Any, X: Any, n_queries: int) -> np.ndarray:
     return v == 1
 
 
-class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMixin):  # type: ignore[misc]
+class SubsampleAggregatePredictor(
+    PerQueryCharging, SharedCloneMixin, BaseEstimator, ClassifierMixin
+):  # type: ignore[misc]
     r"""Subsample-and-aggregate private prediction: the baseline.
 
     ``n_teachers`` copies of ``base_estimator`` (any scikit-learn classifier) are trained on the
@@ -721,9 +724,6 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
         self.n_jobs = n_jobs
         self.rng = rng
 
-    def __sklearn_clone__(self) -> "SubsampleAggregatePredictor":
-        return type(self)(**self.get_params(deep=False))
-
     def fit(self, X: Any, y: Any) -> "SubsampleAggregatePredictor":
         """Train the teachers (nothing is released)."""
         from joblib import Parallel, delayed
@@ -743,6 +743,7 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
                 f"n_teachers: must be at most n = {n}, got {k}", "n_teachers"
             )
         yc = _labels(y, n).astype(np.int64)
+        check_feature_names(self, X, reset=True)
         if self.aggregation == "randomized_response":
             p = th._flip_probability(min(0.5, 1.0 / (k * math.expm1(eps) + 2)), "epsilon")
             self.epsilon_ = th.randomized_response_epsilon(k, p)
@@ -779,6 +780,7 @@ class SubsampleAggregatePredictor(PerQueryCharging, BaseEstimator, ClassifierMix
             raise NotFittedError(
                 "this SubsampleAggregatePredictor is not fitted yet; call fit(X, y) first"
             )
+        check_feature_names(self, X, reset=False)
         n_queries = _num_samples(X)
         cols = [_teacher_votes(t, X, n_queries) for t in self._teachers]
         return np.ascontiguousarray(np.column_stack(cols))
@@ -812,7 +814,7 @@ def _rows(X: Any, idx: np.ndarray) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-class ERMClassifier(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
+class ERMClassifier(SharedCloneMixin, BaseEstimator, ClassifierMixin):  # type: ignore[misc]
     """Exact empirical risk minimisation over a hypothesis class, as a scikit-learn classifier.
 
     ``fit`` keeps :meth:`HypothesisClass.erm`'s hypothesis (exact, deterministic tie-breaking);
@@ -824,16 +826,17 @@ class ERMClassifier(BaseEstimator, ClassifierMixin):  # type: ignore[misc]
     hypotheses : HypothesisClass
     """
 
+    _shared_params = ("hypotheses",)  # a clone shares the (immutable) class
+
     def __init__(self, hypotheses: HypothesisClass) -> None:
         self.hypotheses = hypotheses
 
-    def __sklearn_clone__(self) -> "ERMClassifier":
-        return type(self)(self.hypotheses)
-
     def fit(self, X: Any, y: Any) -> "ERMClassifier":
-        self.hypothesis_ = self.hypotheses.erm(X, y)
+        check_feature_names(self, X, reset=True)
+        self.hypothesis_ = self.hypotheses.erm(np.asarray(X), np.asarray(y))
         self.classes_ = np.array([0, 1])
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return self.hypotheses.predict(self.hypothesis_, X).astype(np.int64)
+        check_feature_names(self, X, reset=False)
+        return self.hypotheses.predict(self.hypothesis_, np.asarray(X)).astype(np.int64)
