@@ -21,8 +21,12 @@ and one requires a fit on a ``y`` holding one class to predict that class everyw
 model's noise need not; refusing that fit instead would be a data-dependent refusal).
 
 The estimators get an integer ``rng``, so each fit is reproducible (tag
-``non_deterministic=False``) and the idempotence and pipeline-consistency checks run too. Checks
-that need pandas or the array API skip themselves when those are not installed.
+``non_deterministic=False``) and the idempotence and pipeline-consistency checks run too. The
+pandas checks (``check_dataframe_column_names_consistency``, the pandas half of
+``check_regressor_data_not_an_array``) run: pandas and polars are in the ``test`` extra (they
+skipped themselves before issue 20, when pandas was not installed; ``tests/test_dataframes.py``
+runs them on every scikit-learn style learner and fails if they skip). The array-API checks
+still skip themselves unless ``SCIPY_ARRAY_API`` is set.
 """
 
 from __future__ import annotations
