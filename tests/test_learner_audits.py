@@ -103,7 +103,10 @@ def test_output_perturbation_regressor_audit(d, variant):
     stat = _statistic(u, v)
     ok = audit(run_a, run_b, claimed=EPS, n=N, statistic=stat, alpha=ALPHA, rng=1)
     assert ok.passed, ok
-    assert ok.bound > 0.9 * EPS, f"the worst pair should come close to the claim: {ok}"
+    # Tightness: over audit seeds 1..8 the bound for d = 3 averaged 0.885 (range 0.864 to 0.904)
+    # with both the former polar/Marsaglia-Tsang samplers and rand_distr's (issue 20), so the
+    # margin is 0.85, not a value that only some seeds reach.
+    assert ok.bound > 0.85 * EPS, f"the worst pair should come close to the claim: {ok}"
     broken_a, _ = _op_map(est, X, ya, 0.5)
     broken_b, _ = _op_map(est, X, yb, 0.5)
     caught = audit(broken_a, broken_b, claimed=EPS, n=N, statistic=stat, alpha=ALPHA, rng=2)

@@ -300,8 +300,10 @@ def laplace(
     (rounded up to a multiple of ``2^-30`` steps) is sampled exactly, so the result is exactly
     ``epsilon``-DP; the noise is larger than ``Δ/ε`` by a relative ``2^-20`` at most. Supported
     for ``sensitivity`` in ``[1e-250, 1e250]`` and ``epsilon`` down to about ``1e-18 d``.
-    ``"fast"``: ``value + (Δ/ε) L`` with ``L`` drawn by floating-point inversion: not
-    floating-point safe.
+    ``"fast"``: ``value + (Δ/ε) L`` with ``L`` a random sign times a standard exponential
+    variate from the Rust ``rand_distr`` crate (ziggurat, in floating point): not floating-point
+    safe. (``rand_distr`` samples the float paths for speed and as a reviewed implementation;
+    the exact samplers are privlearn's own, since exactness on the grid needs them.)
 
     Parameters
     ----------
@@ -375,8 +377,9 @@ def gaussian(
     Gaussian's own privacy profile (CKS20 Theorem 7, the discrete form of Balle–Wang's) is bounded
     rigorously and the analytic calibration gives essentially the continuous ``σ``; for an array
     the calibration goes through zero-concentrated DP (CKS20 Theorem 4 and Bun–Steinke's
-    conversion), which costs some extra noise. ``"fast"``: continuous Gaussian noise by the
-    polar method with the continuous calibration, not floating-point safe. Use
+    conversion), which costs some extra noise. ``"fast"``: continuous Gaussian noise (the Rust
+    ``rand_distr`` crate's ziggurat standard normal, times ``σ``) with the continuous
+    calibration, not floating-point safe. Use
     :func:`gaussian_sigma` to see the noise standard deviation.
 
     Parameters
@@ -707,7 +710,9 @@ def l2_laplace_noise(
     Sarwate, JMLR 2011) adds it with ``scale = Δ₂/ε`` for an ``ε``-DP release of a vector of L2
     sensitivity ``Δ₂`` (the density ratio at any output is at most ``exp(Δ₂/scale)``; see
     :mod:`privlearn.learners.output_perturbation`). Sampled in floating point (continuous vector noise; not
-    floating-point safe). Parallel over blocks of vectors, reproducible for a seed.
+    floating-point safe): the Gamma radius and the Gaussian direction come from the Rust
+    ``rand_distr`` crate (``Gamma``, ``StandardNormal``), chosen for speed and as a reviewed
+    implementation. Parallel over blocks of vectors, reproducible for a seed.
 
     Parameters
     ----------

@@ -8,11 +8,19 @@
 //! (NeurIPS 2020), Algorithms 2 and 3, built on the exact Bernoulli(`e^{-x}`) draws of
 //! [`crate::exact`]: their output law is exactly the stated one.
 //!
-//! Floating-point samplers (explicit `numerics="fast"` opt-in, and the continuous vector noise of
-//! [`l2_laplace`]): standard Laplace by inversion, standard normal by Marsaglia's polar method,
-//! Gamma by Marsaglia and Tsang (2000). They are subject to floating-point rounding.
+//! Floating-point samplers (explicit `numerics="fast"` opt-in, the continuous vector noise of
+//! [`l2_laplace`] and the Langevin steps of Gibbs ERM) come from the `rand_distr` crate, drawn
+//! through the ChaCha20 [`Rng`]: standard normal and standard exponential by the ziggurat method
+//! (`StandardNormal`, `Exp1`; Doornik's ZIGNOR variant), Gamma by Marsaglia and Tsang (2000)
+//! (`Gamma`), and Laplace as a random sign times `Exp1`. `rand_distr` is used for speed (the
+//! ziggurat needs about one 64-bit word and no logarithm per draw) and because it is a widely
+//! used, reviewed implementation; the exact samplers above stay ours, because exactness on the
+//! grid needs integer arithmetic and exact Bernoulli draws that no float library provides. The
+//! floating-point samplers are subject to rounding: the mechanisms that use them are documented
+//! as not floating-point safe (Mironov 2012), whichever library samples.
 
 use num_bigint::BigUint;
+use rand_distr::{Distribution, Exp1, Gamma, StandardNormal};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -252,63 +260,21 @@ pub fn isqrt(n: u128) -> u128 {
     x
 }
 
-/// A standard Laplace variate in floating point (inversion).
+/// A standard Laplace variate in floating point: `±E` with `E` a standard exponential variate
+/// (`rand_distr::Exp1`, ziggurat) and the sign a fair bit from [`Rng::bit`]. `|L|` of a
+/// standard Laplace `L` is standard exponential and independent of its sign, so this is the
+/// Laplace law up to floating-point rounding. `rand_distr` draws `Exp1`'s tail as `R - ln U`
+/// with `U` in `[0, 1)`, so an infinite variate has probability below `2^-61`.
 #[inline]
 pub fn standard_laplace_f64(rng: &mut Rng) -> f64 {
-    loop {
-        let u = rng.uniform_f64();
-        if u == 0.0 {
-            continue;
-        }
-        return if u < 0.5 {
-            (2.0 * u).ln()
-        } else {
-            -(2.0 * (1.0 - u)).ln()
-        };
-    }
+    let e: f64 = Exp1.sample(rng);
+    if rng.bit() { -e } else { e }
 }
 
-/// A pair of independent standard normal variates in floating point (Marsaglia's polar method).
-#[inline]
-pub fn standard_normal_pair_f64(rng: &mut Rng) -> (f64, f64) {
-    loop {
-        let u = 2.0 * rng.uniform_f64() - 1.0;
-        let v = 2.0 * rng.uniform_f64() - 1.0;
-        let s = u * u + v * v;
-        if s > 0.0 && s < 1.0 {
-            let f = (-2.0 * s.ln() / s).sqrt();
-            return (u * f, v * f);
-        }
-    }
-}
-
-/// A standard normal variate in floating point.
+/// A standard normal variate in floating point (`rand_distr::StandardNormal`, ziggurat).
 #[inline]
 pub fn standard_normal_f64(rng: &mut Rng) -> f64 {
-    standard_normal_pair_f64(rng).0
-}
-
-/// A Gamma(`shape`, 1) variate in floating point, `shape >= 1` (Marsaglia and Tsang, "A simple
-/// method for generating gamma variables", ACM TOMS 2000).
-pub fn gamma_f64(rng: &mut Rng, shape: f64) -> f64 {
-    debug_assert!(shape >= 1.0);
-    let d = shape - 1.0 / 3.0;
-    let c = 1.0 / (9.0 * d).sqrt();
-    loop {
-        let x = standard_normal_f64(rng);
-        let v = 1.0 + c * x;
-        if v <= 0.0 {
-            continue;
-        }
-        let v = v * v * v;
-        let u = rng.uniform_f64();
-        if u < 1.0 - 0.0331 * x * x * x * x {
-            return d * v;
-        }
-        if u > 0.0 && u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
-            return d * v;
-        }
-    }
+    StandardNormal.sample(rng)
 }
 
 /// Vectors per parallel task of [`l2_laplace`]: fixed, so the output never depends on the
@@ -319,8 +285,10 @@ const L2_CHUNK: usize = 512;
 ///
 /// The radius has density proportional to `r^{dim-1} e^{-r/scale}`, i.e. Gamma(shape `dim`,
 /// scale `scale`), and the direction is uniform on the sphere (a normalised standard normal
-/// vector). Floating point throughout. Parallel over blocks of [`L2_CHUNK`] vectors, each with
-/// its own generator spawned in order from `rng`.
+/// vector, redrawn in the probability-`2^-52`-per-coordinate event that it is exactly zero).
+/// Floating point throughout: the normals and the Gamma(`dim`, 1) radius (times `scale`) come
+/// from `rand_distr` (see the module documentation). Parallel over blocks of [`L2_CHUNK`]
+/// vectors, each with its own generator spawned in order from `rng`.
 pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result<Vec<f64>> {
     if dim == 0 {
         return Err(Error::invalid("dim", "must be an integer >= 1, got 0"));
@@ -334,6 +302,8 @@ pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result
     let total = dim
         .checked_mul(count)
         .ok_or_else(|| Error::invalid("size", "dim * size overflows"))?;
+    let radius_law = Gamma::new(dim as f64, 1.0)
+        .map_err(|e| Error::invalid("dim", format!("gives no Gamma law: {e}")))?;
     let mut out = vec![0.0f64; total];
     let blocks: Vec<(Rng, &mut [f64])> = out
         .chunks_mut((L2_CHUNK * dim).max(1))
@@ -342,18 +312,14 @@ pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result
     let fill = |(mut r, block): (Rng, &mut [f64])| {
         for row in block.chunks_exact_mut(dim) {
             let mut norm2 = 0.0;
-            let mut i = 0;
-            while i < dim {
-                let (a, b) = standard_normal_pair_f64(&mut r);
-                row[i] = a;
-                norm2 += a * a;
-                if i + 1 < dim {
-                    row[i + 1] = b;
-                    norm2 += b * b;
+            while norm2 == 0.0 {
+                for x in row.iter_mut() {
+                    let z: f64 = StandardNormal.sample(&mut r);
+                    *x = z;
+                    norm2 += z * z;
                 }
-                i += 2;
             }
-            let radius = scale * gamma_f64(&mut r, dim as f64);
+            let radius = scale * radius_law.sample(&mut r);
             let f = radius / norm2.sqrt();
             for x in row.iter_mut() {
                 *x *= f;

@@ -13,8 +13,14 @@
 //! word 0. The Python API (`rng=<int>`) uses exactly this construction, so the same seed gives the
 //! same output from Python and from Rust.
 //!
-//! Samplers only use [`Rng::next_u64`] and the exact helpers defined here, never a third-party
-//! distribution, so their output for a given seed does not change when dependencies are upgraded.
+//! The exact samplers (every mechanism's default `numerics="exact"` path) only use
+//! [`Rng::next_u64`] and the exact helpers defined here, never a third-party distribution, so their
+//! output for a given seed does not change when dependencies are upgraded. The floating-point
+//! samplers of [`crate::noise`] (normal, exponential, Gamma: the `numerics="fast"` paths, l2-Laplace
+//! noise, the Langevin steps of Gibbs ERM) draw from `rand_distr` through this generator (it
+//! implements `rand_core`'s traits); their seeded output is fixed by the `rand_distr` version that
+//! `Cargo.lock` pins, and an upgrade that changes it is a seeded-output change to be listed in the
+//! changelog (its version policy).
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng as _, SeedableRng};
@@ -215,6 +221,32 @@ impl Rng {
         self.below(den) < num
     }
 }
+
+/// The generator as a `rand_core` source (infallible), for the `rand_distr` samplers of the
+/// floating-point paths: 64-bit draws are [`Rng::next_u64`]; 32-bit draws and byte fills take
+/// the next ChaCha20 words. The bit reservoir of [`Rng::small_bits`] is not touched.
+impl rand_core::TryRng for Rng {
+    type Error = core::convert::Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> core::result::Result<u32, Self::Error> {
+        Ok(self.inner.next_u32())
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> core::result::Result<u64, Self::Error> {
+        Ok(self.next_u64())
+    }
+
+    #[inline]
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> core::result::Result<(), Self::Error> {
+        self.inner.fill_bytes(dst);
+        Ok(())
+    }
+}
+
+/// ChaCha20 is a cryptographically secure generator.
+impl rand_core::TryCryptoRng for Rng {}
 
 #[cfg(test)]
 mod tests {

@@ -27,7 +27,7 @@
 
 use crate::error::{Error, Result, check_epsilon, check_sensitivity};
 use crate::grid::{Grid, floor_log2};
-use crate::noise::{discrete_gaussian, standard_normal_pair_f64};
+use crate::noise::{discrete_gaussian, standard_normal_f64};
 use crate::rng::Rng;
 
 use super::{check_delta_open, check_finite};
@@ -312,7 +312,8 @@ impl Gaussian {
 }
 
 /// The Gaussian mechanism in plain floating point (`numerics="fast"`): continuous noise with the
-/// chosen calibration, by the polar method. Not floating-point safe.
+/// chosen calibration, `v + σ Z` with `Z` from `rand_distr::StandardNormal` (ziggurat; see
+/// [`crate::noise`] for why the float samplers are `rand_distr`'s). Not floating-point safe.
 pub fn gaussian_fast(
     values: &[f64],
     sensitivity: f64,
@@ -326,20 +327,10 @@ pub fn gaussian_fast(
     check_delta_open(delta)?;
     check_finite(values, "value")?;
     let sigma = continuous_sigma(sensitivity, epsilon, delta, calibration)?;
-    let mut out = Vec::with_capacity(values.len());
-    let mut spare: Option<f64> = None;
-    for &v in values {
-        let z = match spare.take() {
-            Some(z) => z,
-            None => {
-                let (a, b) = standard_normal_pair_f64(rng);
-                spare = Some(b);
-                a
-            }
-        };
-        out.push(v + sigma * z);
-    }
-    Ok(out)
+    Ok(values
+        .iter()
+        .map(|&v| v + sigma * standard_normal_f64(rng))
+        .collect())
 }
 
 #[cfg(test)]

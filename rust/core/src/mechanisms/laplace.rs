@@ -94,7 +94,8 @@ impl Laplace {
 }
 
 /// The Laplace mechanism in plain floating point (`numerics="fast"`): `v + (Δ/ε) L` with `L` a
-/// standard Laplace variate by inversion. Not floating-point safe (Mironov 2012).
+/// standard Laplace variate, a random sign times `rand_distr::Exp1` (see
+/// [`crate::noise::standard_laplace_f64`]). Not floating-point safe (Mironov 2012).
 pub fn laplace_fast(
     values: &[f64],
     sensitivity: f64,
