@@ -1,5 +1,12 @@
 """Noise mechanisms against OpenDP and numpy (mechanisms issue): exact discrete Laplace batched,
-the scalar Laplace call overhead, and l2-Laplace vector noise."""
+the scalar Laplace call overhead, l2-Laplace vector noise, and the floating-point
+(``numerics="fast"``) Gaussian and Laplace mechanisms, whose samplers are ``rand_distr``'s
+(issue 20: ziggurat normal and exponential, Marsaglia-Tsang Gamma).
+
+Issue 20 measured the switch to ``rand_distr`` with ``python benches/compare.py mechanisms
+expmech`` on a full release build (``maturin build --release`` into a separate target directory,
+the wheel's contents first on ``PYTHONPATH``), before and after; the tables are in
+``benches/results/issue20-rand-distr.md``."""
 
 from __future__ import annotations
 
@@ -68,6 +75,25 @@ def rows(quick: bool) -> List[Row]:
     out.append(Row("laplace, exact, one scalar call (rng=None)", t_call_none, "-", None, "<= 5 us"))
 
     nprng = np.random.default_rng(0)
+    values = np.zeros(1_000_000)
+    t_gf = best_time(lambda: M.gaussian(values, 1.0, 1.0, 1e-6, rng=gen, numerics="fast"), reps)
+    sigma = M.gaussian_sigma(1.0, 1.0, 1e-6, numerics="fast")
+    t_gnp = best_time(lambda: values + sigma * nprng.standard_normal(values.size), reps)
+    out.append(
+        Row(
+            "gaussian, fast path, 1e6 values",
+            t_gf,
+            "numpy values + sigma * standard_normal",
+            t_gnp,
+            "reported",
+        )
+    )
+    t_lf = best_time(lambda: M.laplace(values, 1.0, 1.0, rng=gen, numerics="fast"), reps)
+    t_lnp = best_time(lambda: values + nprng.laplace(0.0, 1.0, values.size), reps)
+    out.append(
+        Row("laplace, fast path, 1e6 values", t_lf, "numpy values + laplace", t_lnp, "reported")
+    )
+
     t_l2 = best_time(lambda: M.l2_laplace_noise(100, 1.0, size=100_000, rng=gen), reps)
     t_np = best_time(lambda: _numpy_l2_laplace(nprng, 100_000, 100, 1.0), reps)
     out.append(

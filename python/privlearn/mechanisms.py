@@ -190,9 +190,10 @@ def exponential(
     more than 700 nats below the best are clamped there (a total-variation change of at most
     ``n * e**-700``); both keep the guarantee exact. Details: ``privlearn_core::expmech::exact``.
 
-    ``numerics="fast"`` samples in plain floating point (a fused log-sum-exp and inverse-CDF pass):
-    faster, but not floating-point safe; candidates whose probability is below about ``1e-16``
-    relative to the total are never returned.
+    ``numerics="fast"`` samples in plain floating point (a fused log-sum-exp and inverse-CDF pass,
+    one uniform per draw; Gumbel-max, one Gumbel variate per candidate, measured several times
+    slower): faster, but not floating-point safe; candidates whose probability is below about
+    ``1e-16`` relative to the total are never returned.
 
     Parameters
     ----------
