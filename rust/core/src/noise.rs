@@ -614,6 +614,142 @@ mod tests {
         assert_eq!(isqrt(u128::MAX), (1u128 << 64) - 1);
     }
 
+    /// Counts of `draws` in the cells `(-inf, e_0)`, `[e_0, e_1)`, ..., `[e_last, inf)`.
+    fn float_cells(draws: impl Iterator<Item = f64>, edges: &[f64]) -> Vec<u64> {
+        let mut c = vec![0u64; edges.len() + 1];
+        for x in draws {
+            assert!(x.is_finite(), "a non-finite draw {x}");
+            c[edges.partition_point(|&e| e <= x)] += 1;
+        }
+        c
+    }
+
+    /// The cell probabilities of a law with cumulative distribution function `cdf` for the
+    /// cells of [`float_cells`].
+    fn float_law(edges: &[f64], cdf: impl Fn(f64) -> f64) -> Vec<f64> {
+        let mut cuts = vec![0.0];
+        cuts.extend(edges.iter().map(|&e| cdf(e)));
+        cuts.push(1.0);
+        cuts.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+
+    /// Edges `-span, -span + step, ..., span`.
+    fn symmetric_edges(span: f64, step: f64) -> Vec<f64> {
+        let k = (span / step).round() as i32;
+        (-k..=k).map(|i| f64::from(i) * step).collect()
+    }
+
+    #[test]
+    fn standard_normal_matches_its_law() {
+        // Chi-square over 0.25-wide cells on [-4, 4]; power: standard deviation 1.3 and 1/1.3.
+        let normal_cdf = |s: f64| move |x: f64| 0.5 * (1.0 + libm::erf(x / (s * 2f64.sqrt())));
+        let edges = symmetric_edges(4.0, 0.25);
+        let mut rng = Rng::from_seed(21);
+        let counts = float_cells((0..200_000).map(|_| standard_normal_f64(&mut rng)), &edges);
+        assert_law_with_power(
+            &counts,
+            &float_law(&edges, normal_cdf(1.0)),
+            &[
+                &float_law(&edges, normal_cdf(1.3)),
+                &float_law(&edges, normal_cdf(1.0 / 1.3)),
+            ],
+            "standard normal (rand_distr)",
+        );
+    }
+
+    #[test]
+    fn standard_laplace_matches_its_law() {
+        // Chi-square over 0.25-wide cells on [-8, 8] (both signs: a one-sided or biased sign
+        // fails); power: scale 1.3 and 1/1.3.
+        let laplace_cdf = |b: f64| {
+            move |x: f64| {
+                if x < 0.0 {
+                    0.5 * (x / b).exp()
+                } else {
+                    1.0 - 0.5 * (-x / b).exp()
+                }
+            }
+        };
+        let edges = symmetric_edges(8.0, 0.25);
+        let mut rng = Rng::from_seed(22);
+        let counts = float_cells((0..200_000).map(|_| standard_laplace_f64(&mut rng)), &edges);
+        assert_law_with_power(
+            &counts,
+            &float_law(&edges, laplace_cdf(1.0)),
+            &[
+                &float_law(&edges, laplace_cdf(1.3)),
+                &float_law(&edges, laplace_cdf(1.0 / 1.3)),
+            ],
+            "standard Laplace (sign times rand_distr Exp1)",
+        );
+    }
+
+    #[test]
+    fn l2_laplace_radius_is_gamma_and_direction_uniform() {
+        // Radius ~ Gamma(dim, scale): for an integer shape its CDF is
+        // 1 - e^{-y} sum_{k < dim} y^k / k!, y = r / scale. Power: scale 1.3 and 1/1.3.
+        let gamma_cdf = |dim: usize, scale: f64| {
+            move |r: f64| {
+                if r <= 0.0 {
+                    return 0.0;
+                }
+                let y = r / scale;
+                let (mut term, mut sum) = (1.0, 0.0);
+                for k in 0..dim {
+                    if k > 0 {
+                        term *= y / k as f64;
+                    }
+                    sum += term;
+                }
+                1.0 - (-y).exp() * sum
+            }
+        };
+        for &(dim, scale) in &[(1usize, 1.0f64), (3, 0.5), (8, 2.0)] {
+            let n = 60_000;
+            let mut rng = Rng::from_seed(23 + dim as u64);
+            let v = l2_laplace(&mut rng, dim, scale, n).unwrap();
+            let mean = dim as f64 * scale;
+            let edges: Vec<f64> = (1..40).map(|i| f64::from(i) * mean / 10.0).collect();
+            let radii = v
+                .chunks_exact(dim)
+                .map(|row| row.iter().map(|x| x * x).sum::<f64>().sqrt());
+            assert_law_with_power(
+                &float_cells(radii, &edges),
+                &float_law(&edges, gamma_cdf(dim, scale)),
+                &[
+                    &float_law(&edges, gamma_cdf(dim, scale * 1.3)),
+                    &float_law(&edges, gamma_cdf(dim, scale / 1.3)),
+                ],
+                &format!("l2-Laplace radius, dim {dim}"),
+            );
+            // Direction: each coordinate of the unit vector is symmetric about 0; in R^3 it is
+            // uniform on [-1, 1] (Archimedes). Power: a law with density 1/2 + t/4 on [-1, 1].
+            let edges = symmetric_edges(1.0, 0.1);
+            let first = v
+                .chunks_exact(dim)
+                .map(|row| row[dim - 1] / row.iter().map(|x| x * x).sum::<f64>().sqrt());
+            let counts = float_cells(first, &edges);
+            if dim == 1 {
+                // +-1 only, each with probability 1/2: the cells [-1, -0.9) and [1, inf).
+                let half = counts[1] as f64 / n as f64;
+                crate::testing::assert_rate(half, 0.5, n, 0.0, "l2-Laplace sign, dim 1");
+                assert_eq!(counts[1] + counts[counts.len() - 1], n as u64);
+            } else if dim == 3 {
+                let uniform = |t: f64| ((t + 1.0) / 2.0).clamp(0.0, 1.0);
+                let tilted = |t: f64| {
+                    let t = t.clamp(-1.0, 1.0);
+                    (t + 1.0) / 2.0 + (t * t - 1.0) / 8.0
+                };
+                assert_law_with_power(
+                    &counts,
+                    &float_law(&edges, uniform),
+                    &[&float_law(&edges, tilted)],
+                    "l2-Laplace direction, dim 3",
+                );
+            }
+        }
+    }
+
     #[test]
     fn l2_laplace_radius_and_determinism() {
         let mut a = Rng::from_seed(9);
