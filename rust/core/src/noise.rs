@@ -338,7 +338,9 @@ pub fn l2_laplace(rng: &mut Rng, dim: usize, scale: f64, count: usize) -> Result
 mod tests {
     use super::*;
 
-    use crate::testing::assert_law_with_power;
+    use crate::testing::{
+        assert_law_with_power, float_cells, float_law, laplace_cdf, normal_cdf, symmetric_edges,
+    };
 
     /// Counts of `draws` in the cells `(-inf, -m)`, `-m, ..., m`, `(m, inf)`.
     fn cell_counts(draws: impl Iterator<Item = i128>, m: i128) -> Vec<u64> {
@@ -614,35 +616,9 @@ mod tests {
         assert_eq!(isqrt(u128::MAX), (1u128 << 64) - 1);
     }
 
-    /// Counts of `draws` in the cells `(-inf, e_0)`, `[e_0, e_1)`, ..., `[e_last, inf)`.
-    fn float_cells(draws: impl Iterator<Item = f64>, edges: &[f64]) -> Vec<u64> {
-        let mut c = vec![0u64; edges.len() + 1];
-        for x in draws {
-            assert!(x.is_finite(), "a non-finite draw {x}");
-            c[edges.partition_point(|&e| e <= x)] += 1;
-        }
-        c
-    }
-
-    /// The cell probabilities of a law with cumulative distribution function `cdf` for the
-    /// cells of [`float_cells`].
-    fn float_law(edges: &[f64], cdf: impl Fn(f64) -> f64) -> Vec<f64> {
-        let mut cuts = vec![0.0];
-        cuts.extend(edges.iter().map(|&e| cdf(e)));
-        cuts.push(1.0);
-        cuts.windows(2).map(|w| w[1] - w[0]).collect()
-    }
-
-    /// Edges `-span, -span + step, ..., span`.
-    fn symmetric_edges(span: f64, step: f64) -> Vec<f64> {
-        let k = (span / step).round() as i32;
-        (-k..=k).map(|i| f64::from(i) * step).collect()
-    }
-
     #[test]
     fn standard_normal_matches_its_law() {
         // Chi-square over 0.25-wide cells on [-4, 4]; power: standard deviation 1.3 and 1/1.3.
-        let normal_cdf = |s: f64| move |x: f64| 0.5 * (1.0 + libm::erf(x / (s * 2f64.sqrt())));
         let edges = symmetric_edges(4.0, 0.25);
         let mut rng = Rng::from_seed(21);
         let counts = float_cells((0..200_000).map(|_| standard_normal_f64(&mut rng)), &edges);
@@ -661,15 +637,6 @@ mod tests {
     fn standard_laplace_matches_its_law() {
         // Chi-square over 0.25-wide cells on [-8, 8] (both signs: a one-sided or biased sign
         // fails); power: scale 1.3 and 1/1.3.
-        let laplace_cdf = |b: f64| {
-            move |x: f64| {
-                if x < 0.0 {
-                    0.5 * (x / b).exp()
-                } else {
-                    1.0 - 0.5 * (-x / b).exp()
-                }
-            }
-        };
         let edges = symmetric_edges(8.0, 0.25);
         let mut rng = Rng::from_seed(22);
         let counts = float_cells((0..200_000).map(|_| standard_laplace_f64(&mut rng)), &edges);

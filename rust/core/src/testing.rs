@@ -74,6 +74,48 @@ pub fn assert_law_with_power(counts: &[u64], law: &[f64], wrong: &[&[f64]], what
     }
 }
 
+/// Counts of `draws` in the cells `(-inf, e_0)`, `[e_0, e_1)`, ..., `[e_last, inf)` (`edges`
+/// increasing); panics on a non-finite draw.
+pub fn float_cells(draws: impl Iterator<Item = f64>, edges: &[f64]) -> Vec<u64> {
+    let mut c = vec![0u64; edges.len() + 1];
+    for x in draws {
+        assert!(x.is_finite(), "a non-finite draw {x}");
+        c[edges.partition_point(|&e| e <= x)] += 1;
+    }
+    c
+}
+
+/// The probabilities of the cells of [`float_cells`] under the law with cumulative distribution
+/// function `cdf`.
+pub fn float_law(edges: &[f64], cdf: impl Fn(f64) -> f64) -> Vec<f64> {
+    let mut cuts = vec![0.0];
+    cuts.extend(edges.iter().map(|&e| cdf(e)));
+    cuts.push(1.0);
+    cuts.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+/// Cell edges `-span, -span + step, ..., span` (`span` a multiple of `step`).
+pub fn symmetric_edges(span: f64, step: f64) -> Vec<f64> {
+    let k = (span / step).round() as i32;
+    (-k..=k).map(|i| f64::from(i) * step).collect()
+}
+
+/// The standard normal cumulative distribution function scaled by `s`: `Φ(x / s)`.
+pub fn normal_cdf(s: f64) -> impl Fn(f64) -> f64 {
+    move |x| 0.5 * (1.0 + libm::erf(x / (s * std::f64::consts::SQRT_2)))
+}
+
+/// The Laplace cumulative distribution function of scale `b` (location 0).
+pub fn laplace_cdf(b: f64) -> impl Fn(f64) -> f64 {
+    move |x| {
+        if x < 0.0 {
+            0.5 * (x / b).exp()
+        } else {
+            1.0 - 0.5 * (-x / b).exp()
+        }
+    }
+}
+
 /// Asserts that `freq`, the frequency of ones in `draws` independent
 /// Bernoulli(`p`) trials, is within six standard deviations of `p` (plus `slack`): a two-sided
 /// false-positive rate of about `2e-9` per call.

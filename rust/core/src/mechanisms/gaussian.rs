@@ -336,6 +336,48 @@ pub fn gaussian_fast(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{
+        assert_law_with_power, float_cells, float_law, normal_cdf, symmetric_edges,
+    };
+
+    #[test]
+    fn fast_path_adds_normal_noise_of_the_classic_sigma_to_each_value() {
+        // Dwork-Roth Theorem A.1, derived here: sigma = Delta sqrt(2 ln(1.25 / delta)) / eps.
+        let (sens, eps, delta) = (2.0, 0.5, 1e-5);
+        let sigma = sens * (2.0 * (1.25f64 / delta).ln()).sqrt() / eps;
+        let values: Vec<f64> = (0..100_000).map(|i| f64::from(i % 7) - 3.0).collect();
+        let mut rng = Rng::from_seed(31);
+        let out = gaussian_fast(&values, sens, eps, delta, Calibration::Classic, &mut rng).unwrap();
+        assert_eq!(out.len(), values.len());
+        let z = out.iter().zip(&values).map(|(o, v)| (o - v) / sigma);
+        let edges = symmetric_edges(4.0, 0.25);
+        assert_law_with_power(
+            &float_cells(z, &edges),
+            &float_law(&edges, normal_cdf(1.0)),
+            &[
+                &float_law(&edges, normal_cdf(1.3)),
+                &float_law(&edges, normal_cdf(1.0 / 1.3)),
+            ],
+            "gaussian_fast noise / classic sigma",
+        );
+        // Each value gets its own draw, in order, added (not subtracted: pinned by the stream).
+        let mut r = Rng::from_seed(31);
+        for (o, v) in out.iter().zip(&values).take(1000) {
+            let want = v + sigma * crate::noise::standard_normal_f64(&mut r);
+            assert!((o - want).abs() <= 1e-12 * sigma, "{o} vs {want}");
+        }
+        // The same seed gives the same release.
+        let again = gaussian_fast(
+            &values,
+            sens,
+            eps,
+            delta,
+            Calibration::Classic,
+            &mut Rng::from_seed(31),
+        )
+        .unwrap();
+        assert_eq!(out, again);
+    }
 
     /// `ceil(sqrt(n))` by integer bisection, independent of the code under test.
     fn ceil_sqrt_by_bisection(n: u128) -> u128 {
