@@ -326,6 +326,30 @@ mod tests {
     }
 
     #[test]
+    fn rand_core_interface_reads_the_same_chacha_stream() {
+        use rand_core::Rng as _;
+        // 64-bit draws are the generator's own; a 32-bit draw is the next ChaCha20 word (the low
+        // half of the 64-bit draw at the same position); bytes are the words little-endian.
+        let (mut a, mut b) = (Rng::from_seed(5), Rng::from_seed(5));
+        let w: Vec<u64> = (0..4).map(|_| a.next_u64()).collect();
+        assert_eq!(
+            (0..4)
+                .map(|_| rand_core::Rng::next_u64(&mut b))
+                .collect::<Vec<_>>(),
+            w
+        );
+        let (mut c, mut d) = (Rng::from_seed(6), Rng::from_seed(6));
+        let first = c.next_u64();
+        assert_eq!(rand_core::Rng::next_u32(&mut d), first as u32);
+        assert_eq!(rand_core::Rng::next_u32(&mut d), (first >> 32) as u32);
+        let mut bytes = [0u8; 24];
+        Rng::from_seed(7).fill_bytes(&mut bytes);
+        let mut e = Rng::from_seed(7);
+        let want: Vec<u8> = (0..3).flat_map(|_| e.next_u64().to_le_bytes()).collect();
+        assert_eq!(bytes.to_vec(), want);
+    }
+
+    #[test]
     fn bits_respects_width() {
         let mut r = Rng::from_seed(4);
         for _ in 0..100 {
