@@ -581,6 +581,13 @@ class BestSubsetERM(PrivateEstimatorMixin, BaseEstimator):  # type: ignore[misc]
         eps = check_epsilon(self.epsilon)
         mode = check_choice(self.sensitivity, "sensitivity", SENSITIVITIES)
         split = check_probability(self.split, "split")
+        if _float_down(Fraction(eps) * Fraction(split)) <= 0.0:
+            # stage 1's epsilon (rounded down, see fit) would be 0: refused here, before the
+            # data are read, naming split (stage 2's, eps - eps1 > 0, never rounds to 0)
+            raise InvalidParameterError(
+                f"split: epsilon * split rounds to 0 (epsilon = {eps!r}, split = {split!r})",
+                "split",
+            )
         loss = _resolve_loss(self.loss, self.loss_bound)
         if loss.fn is not None:
             raise InvalidParameterError("loss: BestSubsetERM needs a built-in loss", "loss")
