@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from privlearn.accounting import Accountant, Budget
+from privlearn.accounting._event import PrivacyEvent
 from privlearn.errors import InvalidParameterError
 from privlearn.learners import (
     BestSubsetERM,
@@ -148,16 +149,18 @@ def test_losses_of_a_user_loss_are_clipped_to_the_bound_with_nan_as_the_bound() 
     assert set(np.unique(expected)) <= {0.0, 0.5, 2.0} and 0.5 in expected
 
 
-def test_losses_of_an_integer_user_loss_are_floats() -> None:
+def test_losses_of_a_single_precision_user_loss_are_float64() -> None:
+    # The docstring promises floating point losses; the fit reads the user loss as float64, so
+    # losses() reports the same float64 values (not float32 ones) for a float32 user loss.
     X, y = _data()
 
-    def count_loss(h: Any, X: np.ndarray, y: np.ndarray) -> List[int]:
-        return [int(v) * 3 for v in y]  # 0 or 3, clipped to B = 2
+    def f32_loss(h: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.where(y > 0.5, 0.1, 3.0).astype(np.float32)  # 0.1 (float32) or 3 -> B
 
-    est = ExponentialMechanismERM(count_loss, Grid(1.0, 2, num=5), 1.0, loss_bound=2.0, rng=0)
+    est = ExponentialMechanismERM(f32_loss, Grid(1.0, 2, num=5), 1.0, loss_bound=2.0, rng=0)
     got = est.fit(X, y).losses(X, y)
     assert got.dtype == np.float64
-    np.testing.assert_array_equal(got, np.where(y == 1, 2.0, 0.0))
+    np.testing.assert_array_equal(got, np.where(y == 1, float(np.float32(0.1)), 2.0))
 
 
 def test_losses_of_linear_candidates_are_the_clipped_squared_residuals() -> None:
@@ -200,6 +203,19 @@ def test_best_subset_charges_two_bounded_range_stages_to_a_zcdp_accountant() -> 
     assert acct.spent_native.rho == pytest.approx((e1 * e1 + e2 * e2) / 8.0, rel=1e-9)
 
 
+def test_best_subset_charges_its_documented_event_to_a_planned_pld_accountant() -> None:
+    # The docstring: charged once as composed([bounded_range(eps1), bounded_range(eps2)],
+    # budget=Budget(epsilon)); a PLD accountant accepts exactly its planned events.
+    X, _ = _data()
+    br = PrivacyEvent.bounded_range
+    planned = PrivacyEvent.composed([br(0.5), br(0.5)], budget=Budget(1.0))
+    acct = Accountant(Budget(10.0, 1e-6), "pld", plan=[planned])
+    BestSubsetERM("clipped_squared", 1.0, 1, num=3, split=0.5, accountant=acct, rng=0).fit(
+        X, X[:, 0]
+    )
+    assert [e.event for e in acct.ledger] == [planned]
+
+
 def test_boosted_selection_scores_are_fine_fixed_point_validation_losses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -234,3 +250,15 @@ def test_boosted_selection_scores_are_fine_fixed_point_validation_losses(
     assert len(totals) == len(seen["scores"]) >= 2
     assert np.all(totals > 0.01)  # real-valued losses, not all 0 or B
     np.testing.assert_allclose(-seen["scores"] * B / seen["sens"], totals, rtol=0, atol=1e-6)
+
+
+def test_best_subset_refuses_a_split_whose_first_stage_epsilon_underflows() -> None:
+    # epsilon * split below the smallest positive float: refused naming split, before the data
+    # are read (X here would fail the fit with another parameter) and with nothing charged.
+    acct = Accountant(Budget(10.0))
+    est = BestSubsetERM("clipped_squared", 0.5, 1, num=3, split=5e-324, accountant=acct)
+    for call in (lambda: est.fit([[float("nan"), 0.0]], [0.0]), lambda: est.privacy_guarantee(5)):
+        with pytest.raises(InvalidParameterError) as info:
+            call()
+        assert info.value.parameter == "split"
+    assert len(acct.ledger) == 0
