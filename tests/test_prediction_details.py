@@ -98,3 +98,30 @@ def test_epsilon_net_size_refuses_delta_at_least_one():
             epsilon_net_size(Thresholds(), 0.1, bad)
         assert e.value.parameter == "delta" and str(e.value).startswith("delta:")
     assert epsilon_net_size(Thresholds(), 0.1, 0.999) >= 1
+
+
+@pytest.mark.parametrize("k", [3, 7, 10, 17, 40, 59])
+def test_randomized_response_certificate_never_exceeds_the_requested_epsilon(k):
+    """Randomized-response aggregation flips with p = 1/(k(e^eps - 1) + 2) and certifies
+    ln(1 + (1-2p)/(kp)) (Dwork and Feldman 2018; the docstring): that certificate is at most the
+    requested epsilon exactly (the float formula used to certify an ulp above it in about half
+    of the cases) and within a relative 1e-9 of it, with the flip within 1e-9 of the formula."""
+    import mpmath
+    import numpy as np
+    from sklearn.dummy import DummyClassifier
+
+    from privlearn.prediction import SubsampleAggregatePredictor
+
+    X = np.zeros((60, 1))
+    y = np.arange(60) % 2
+    for eps in (0.05, 0.1, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0):
+        model = SubsampleAggregatePredictor(
+            DummyClassifier(), k, eps, aggregation="randomized_response", rng=0
+        ).fit(X, y)
+        p = model.flip_probability_
+        assert p == pytest.approx(1.0 / (k * math.expm1(eps) + 2), rel=1e-9)
+        assert model.epsilon_ <= eps
+        assert model.epsilon_ == pytest.approx(eps, rel=1e-9)
+        with mpmath.workdps(50):  # flip_probability_ is the sampled flip rounded to a float
+            certified = mpmath.log(1 + (1 - 2 * mpmath.mpf(p)) / (k * mpmath.mpf(p)))
+        assert model.epsilon_ == pytest.approx(float(certified), rel=1e-14)

@@ -654,7 +654,8 @@ class SubsampleAggregatePredictor(
       :math:`\Pr[1] = e^{\varepsilon c/2} / (e^{\varepsilon c/2} + e^{\varepsilon (k-c)/2})`
       (spec/003 §3.0 B3; the aggregator of Dwork and Feldman, COLT 2018): ``epsilon``-private.
     * ``aggregation="randomized_response"``: a uniformly random teacher's label, flipped with
-      probability :math:`p = 1/(k(e^\varepsilon - 1) + 2)` (rounded up), so
+      probability :math:`p = 1/(k(e^\varepsilon - 1) + 2)` (rounded up; raised by relative
+      steps of :math:`2^{-40}` if float rounding left the certificate above ``epsilon``), so
       :math:`\Pr[1] = p + (1-2p)c/k` and each answer is
       :math:`\ln(1 + (1-2p)/(kp)) \le \varepsilon`-private (spec/003 §3.0 B2; Dwork and Feldman
       2018, Bassily, Thakurta and Thakkar 2018).
@@ -746,6 +747,14 @@ class SubsampleAggregatePredictor(
         check_feature_names(self, X, reset=True)
         if self.aggregation == "randomized_response":
             p = th._flip_probability(min(0.5, 1.0 / (k * math.expm1(eps) + 2)), "epsilon")
+            # The float formula can land a rounding error short of the exact flip, certifying
+            # an ulp above epsilon: raise the flip (more private) by a relative 2^-40 until the
+            # certificate is at most epsilon (it is 0 at p = 1/2, so this ends; from k and
+            # epsilon only).
+            while th.randomized_response_epsilon(k, p) > eps:
+                p = th._flip_probability(
+                    min(Fraction(1, 2), p * (1 + Fraction(1, 2**40))), "epsilon"
+                )
             self.epsilon_ = th.randomized_response_epsilon(k, p)
             self._flip: Optional[Fraction] = p
             self.flip_probability_ = float(p)
