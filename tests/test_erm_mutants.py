@@ -262,3 +262,32 @@ def test_best_subset_refuses_a_split_whose_first_stage_epsilon_underflows() -> N
             call()
         assert info.value.parameter == "split"
     assert len(acct.ledger) == 0
+
+
+# -- the wrappers' forwarded predict and score (issue 20's "no tests" mutants) ----------------
+
+
+def _wrappers(X: np.ndarray, y: np.ndarray, Xfit: Any) -> List[Any]:
+    return [
+        SubsampledERM(_em(), rng=0).fit(Xfit, y),
+        BoostedERM(_em(), delta=0.5, rng=0).fit(Xfit, y),
+    ]
+
+
+def test_wrappers_predict_refuses_reordered_columns_and_another_feature_count() -> None:
+    X, y = _data()
+    for est in _wrappers(X, y, _frame(X)):
+        with pytest.raises(InvalidParameterError) as info:
+            est.predict(_frame(X, ["b", "a"]))
+        assert info.value.parameter == "X"
+        assert list(est.feature_names_in_) == COLS  # predict never re-records the names
+    for est in _wrappers(X, y, X):
+        with pytest.raises(InvalidParameterError, match=r"must have 2 features \(as in fit\)"):
+            est.predict(np.c_[X, X[:, 0]])
+
+
+def test_wrappers_score_is_the_accuracy_of_their_predictions() -> None:
+    X, y = _data()
+    for est in _wrappers(X, y, X):
+        expected = float(np.mean(est.predict(X) == y))
+        assert est.score(X, y) == expected

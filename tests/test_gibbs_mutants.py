@@ -217,3 +217,11 @@ def test_dpgd_row_limit_of_the_noise_grid():
     n_ok = int(math.floor(limit)) - 1
     fitted = est().fit(X[:n_ok], y[:n_ok])
     assert np.all(np.isfinite(fitted.coef_))
+
+
+def test_gibbs_predict_refuses_another_number_of_features():
+    X, y = _data()
+    est = _gibbs(step=0.01, warmup=0, steps=2).fit(X, y)
+    with pytest.raises(InvalidParameterError) as info:
+        est.predict(np.c_[X, X[:, 0]])
+    assert info.value.parameter == "X"
