@@ -312,10 +312,10 @@ def neighbour_candidates(
     replaced by a copy of the highest; ``half-low-half-high-vs-one-more-high``); and three
     seeded random pairs (``random-k``).
 
-    **add-remove**: each replace-one pair gives two pairs, the base without the replaced row
-    against the base (``name/remove``) and against the base with the new row (``name/add``);
-    and the empty dataset against one row at the lower, upper and mid point and, with at most
-    three columns, at each corner (``empty-vs-...``).
+    **add-remove**: the empty dataset against one row at the lower, upper and mid point and,
+    with at most three columns, at each corner (``empty-vs-low``, ``empty-vs-high``, ...);
+    then each replace-one pair gives two pairs, the base without the replaced row against the
+    base (``name/remove``) and against the base with the new row (``name/add``).
 
     Identical pairs (in either order) are listed once, under their first name.
 
@@ -340,10 +340,6 @@ def neighbour_candidates(
             changed[r] = new
             raw.append((name, base, changed))
     else:
-        for name, base, r, new in repl:
-            small = np.delete(base, r, axis=0)
-            raw.append((f"{name}/remove", small, base))
-            raw.append((f"{name}/add", small, np.vstack([small, new[None, :]])))
         lo, hi = np.asarray(domain.lower), np.asarray(domain.upper)
         empty = np.empty((0, domain.columns))
         singles = [("low", lo), ("high", hi), ("mid", domain.mid)]
@@ -354,6 +350,10 @@ def neighbour_candidates(
                 )
         for label, row in singles:
             raw.append((f"empty-vs-{label}", empty, row[None, :].astype(float)))
+        for name, base, r, new in repl:
+            small = np.delete(base, r, axis=0)
+            raw.append((f"{name}/remove", small, base))
+            raw.append((f"{name}/add", small, np.vstack([small, new[None, :]])))
     pairs: List[Pair] = []
     seen = set()
     for name, a, b in raw:
