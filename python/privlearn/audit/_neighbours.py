@@ -450,10 +450,8 @@ def _runner(
 
 def _check_claim(claimed: Any) -> None:
     """Refuse a bad claim before anything is drawn (with the claim parser of :func:`audit`)."""
-    try:
-        from ._claims import _parse_claim
-    except ImportError:  # pragma: no cover - before the claims module existed
-        from ._audit import _claim as _parse_claim
+    from ._claims import _parse_claim
+
     _parse_claim(claimed)
 
 

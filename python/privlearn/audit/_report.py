@@ -251,7 +251,9 @@ def _markdown(
     if curve is not None and hasattr(curve, "worst_violation"):
         try:
             worst = curve.worst_violation(_claim_object(res))
-            rows.append(("trade-off: worst violation of the claim's curve", f"{worst:.6g}"))
+            rows.append(
+                ("trade-off: worst violation of the claim's curve (> 0 refutes)", f"{worst:.6g}")
+            )
         except Exception:  # pragma: no cover - a report never fails on an optional row
             pass
     lines += ["| | |", "|---|---|"]
