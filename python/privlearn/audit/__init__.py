@@ -14,7 +14,12 @@ complement exact samplers and proofs, they do not replace them.
 
 The method is the Clopper--Pearson test of DP-Sniper (Bichsel et al., S&P 2021) and of
 TensorFlow Privacy's ``EpsilonLowerBound``, with threshold, value and likelihood-ratio events
-chosen on a held-out split and a Bonferroni correction over the tests made.
+chosen on a held-out split and a Bonferroni correction over the tests made. The same events
+bound delta at the claimed epsilon (the hockey-stick divergence, :func:`delta_lower_bound`, as
+in DP-Auditorium, Kong et al. 2024) and the Gaussian-DP ``mu`` (:func:`mu_lower_bound`,
+claims :class:`GaussianDP`); :func:`tradeoff_curve` bounds the whole trade-off curve of
+threshold tests with a simultaneous band (Dong, Roth, Su, JRSS-B 2022; Nasr et al., USENIX
+Security 2023), compared with a claim's :func:`tradeoff_function`.
 
 **Distribution tests.** :func:`chi_square_pvalue` (discrete outputs against exact category
 probabilities) and :func:`ks_pvalue` (continuous outputs against a CDF), and :func:`power_check`,
@@ -26,17 +31,24 @@ Layout (one concept per private module; the public names are those of ``__all__`
 
 ============================  ===================================================================
 ``_results``                  :class:`Event`, :class:`AuditResult`
-``_intervals``                Clopper--Pearson bounds on event probabilities, the log-ratio bound
+``_claims``                   claim parsing, :class:`GaussianDP`, :func:`tradeoff_function`
+``_intervals``                Clopper--Pearson bounds on event probabilities, the per-event
+                              bounds on epsilon, delta and mu
 ``_samples``                  mechanism outputs as checked, countable sample arrays
 ``_cells``                    output binning: the partitions behind ``events="auto"``
-``_lower_bound``              event selection, explicit event families, :func:`epsilon_lower_bound`
-``_audit``                    claims, sampling, :func:`audit`
+``_engine``                   event selection, explicit event families, Bonferroni accounting,
+                              for any objective (epsilon, delta or mu)
+``_lower_bound``              :func:`epsilon_lower_bound`, :func:`delta_lower_bound`,
+                              :func:`mu_lower_bound`
+``_tradeoff``                 :class:`TradeoffCurve`, :func:`tradeoff_curve` (DKW band)
+``_audit``                    sampling, methods, :func:`audit`
 ``_distribution_tests``       :func:`chi_square_pvalue`, :func:`ks_pvalue`, :func:`power_check`
 ``_prediction``               :func:`audit_prediction_stability`, :func:`audit_prediction_privacy`
 ============================  ===================================================================
 """
 
 from ._audit import audit
+from ._claims import GaussianDP, tradeoff_function
 from ._distribution_tests import (
     FALSE_POSITIVE_RATE,
     PowerCheck,
@@ -44,17 +56,24 @@ from ._distribution_tests import (
     ks_pvalue,
     power_check,
 )
-from ._lower_bound import epsilon_lower_bound
+from ._lower_bound import delta_lower_bound, epsilon_lower_bound, mu_lower_bound
 from ._prediction import (
     StabilityAuditResult,
     audit_prediction_privacy,
     audit_prediction_stability,
 )
 from ._results import AuditResult, Event
+from ._tradeoff import TradeoffCurve, tradeoff_curve
 
 __all__ = [
     "epsilon_lower_bound",
+    "delta_lower_bound",
+    "mu_lower_bound",
     "audit",
+    "GaussianDP",
+    "tradeoff_function",
+    "tradeoff_curve",
+    "TradeoffCurve",
     "AuditResult",
     "Event",
     "chi_square_pvalue",

@@ -1,51 +1,65 @@
-"""The audit driver: parsing a privacy claim, drawing the samples of a mechanism on two
-neighbouring inputs (vectorised or one output per call, from two seeded child generators),
-projecting them with a statistic, and comparing the epsilon lower bound with the claim
+"""The audit driver: drawing the samples of a mechanism on two neighbouring inputs (vectorised
+or one output per call, from two seeded child generators), projecting them with a statistic or
+a learned distinguisher, and comparing a lower bound (epsilon, delta or mu) with the claim
 (:func:`audit`)."""
 
 from __future__ import annotations
 
 import inspect
-import math
-import numbers
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from .._validate import check_integer, check_probability
+from .._validate import check_choice, check_integer, check_probability
 from ..errors import InvalidParameterError
 from ..random import RngLike, as_generator, spawn_seeds
-from ._lower_bound import EventsArg, _lower_bound
+from ._claims import _Claim, _parse_claim
+from ._engine import (
+    EventsArg,
+    _delta_objective,
+    _engine_bound,
+    _epsilon_objective,
+    _mu_objective,
+    _Objective,
+)
 from ._results import AuditResult
 from ._samples import _hashable, _object_array
+from ._tradeoff import tradeoff_curve
+
+_METHODS = ("auto", "epsilon", "hockey-stick", "tradeoff")
 
 
-def _claim(claimed: Any) -> Tuple[float, float]:
-    if hasattr(claimed, "epsilon"):
-        eps, delta = claimed.epsilon, getattr(claimed, "delta", 0.0)
-    elif isinstance(claimed, tuple) and len(claimed) == 2:
-        eps, delta = claimed
-    elif isinstance(claimed, numbers.Real) and not isinstance(claimed, bool):
-        eps, delta = claimed, 0.0
-    else:
+def _resolve_method(method: Any, claim: _Claim) -> str:
+    """The method ``"auto"`` stands for, checked against the claim (before any drawing)."""
+    method = check_choice(method, "method", _METHODS)
+    if method == "auto":
+        return {"pure": "epsilon", "approx": "hockey-stick", "gdp": "tradeoff"}[claim.kind]
+    if claim.kind == "gdp" and method != "tradeoff":
         raise InvalidParameterError(
-            f"claimed: must be a Budget (with .epsilon and .delta), an (epsilon, delta) tuple or "
-            f"a number, got {claimed!r}",
-            "claimed",
+            f"method: a GaussianDP claim is audited with method='tradeoff' (or 'auto'), got "
+            f"{method!r}",
+            "method",
         )
+    return method
+
+
+def _objective(method: str, claim: _Claim) -> _Objective:
+    if method == "epsilon":
+        return _epsilon_objective(claim.delta)
+    if claim.kind == "gdp":
+        return _mu_objective()
+    return _delta_objective(claim.epsilon)
+
+
+def _distinguisher_api() -> Tuple[Callable[..., Any], Callable[..., Any]]:
     try:
-        eps_f, delta_f = float(eps), float(delta)
-    except (TypeError, ValueError):
+        from ._distinguisher import check_distinguisher, learned_scores
+    except ImportError as exc:  # pragma: no cover - until the module lands
         raise InvalidParameterError(
-            f"claimed: epsilon and delta must be numbers, got {claimed!r}", "claimed"
+            f"distinguisher: learned distinguishers are not available in this build ({exc})",
+            "distinguisher",
         ) from None
-    if not (math.isfinite(eps_f) and eps_f >= 0.0):
-        raise InvalidParameterError(
-            f"claimed: epsilon must be a finite number >= 0, got {eps!r}", "claimed"
-        )
-    if not (0.0 <= delta_f < 1.0):
-        raise InvalidParameterError(f"claimed: delta must be in [0, 1), got {delta!r}", "claimed")
-    return eps_f, delta_f
+    return check_distinguisher, learned_scores
 
 
 def _takes_size(fn: Callable[..., Any]) -> bool:
@@ -93,12 +107,16 @@ def audit(
     events: EventsArg = "auto",
     rng: RngLike = None,
     vectorized: Optional[bool] = None,
+    method: str = "auto",
+    distinguisher: Any = None,
 ) -> AuditResult:
     r"""Audit a privacy claim by running a mechanism on two neighbouring inputs.
 
-    Draws ``n`` outputs on each side, and computes :func:`epsilon_lower_bound` (at the claimed
-    delta). The claim is refuted (``passed=False``) when the bound exceeds the claimed epsilon;
-    a correct mechanism is refuted with probability at most ``alpha``.
+    Draws ``n`` outputs on each side and computes a lower confidence bound on a privacy
+    parameter, by ``method``: :func:`epsilon_lower_bound` (at the claimed delta),
+    :func:`delta_lower_bound` (at the claimed epsilon) or :func:`mu_lower_bound`. The claim is
+    refuted (``passed=False``) when the bound exceeds the claimed value; a correct mechanism is
+    refuted with probability at most ``alpha``.
 
     Choose neighbours that make the privacy loss large: extreme values within the declared
     bounds, scores that move in opposite directions, queries near a threshold. An audit only
@@ -115,9 +133,10 @@ def audit(
         its own generator from ``g``, see :mod:`privlearn.random`), e.g.
         ``exponential(scores, eps, size=size, rng=g)``.
         Outputs: real or discrete scalars, vectors, or any hashable value.
-    claimed : Budget, (epsilon, delta) or float
+    claimed : Budget, (epsilon, delta), float or GaussianDP
         The claim: any object with ``.epsilon`` and ``.delta`` (such as
-        ``privlearn.accounting.Budget``), a tuple, or a number (``delta = 0``).
+        ``privlearn.accounting.Budget``), a tuple, a number (``delta = 0``), or a
+        :class:`GaussianDP` ``mu``.
     n : int, default 1_000_000
         Samples per side (>= 2).
     statistic : callable, optional
@@ -138,18 +157,42 @@ def audit(
     vectorized : bool, optional
         Force the vectorised (``True``) or one-output-per-call (``False``) form; by default it
         is detected from a ``size`` parameter.
+    method : {"auto", "epsilon", "hockey-stick", "tradeoff"}, default "auto"
+        * ``"epsilon"``: the bound is on epsilon at the claimed delta
+          (:func:`epsilon_lower_bound`); ``passed`` is ``bound <= claimed epsilon``.
+        * ``"hockey-stick"``: the bound is on delta at the claimed epsilon
+          (:func:`delta_lower_bound`: events chosen and evaluated by
+          ``lo P_a(S) - e^eps hi P_b(S)``); ``passed`` is ``bound <= claimed delta``. At the
+          same event, ``bound > delta`` exactly when the epsilon bound at ``delta`` exceeds
+          ``epsilon``: the two verdicts differ only through the events the selection prefers.
+        * ``"tradeoff"``: also computes the :class:`TradeoffCurve` of the (scalar) outputs or
+          scores (:func:`tradeoff_curve`, with its own confidence ``1 - alpha``) for the
+          report; the verdict is the hockey-stick one for ``(epsilon, delta)`` claims and
+          :func:`mu_lower_bound`'s (``bound <= mu``) for :class:`GaussianDP` claims.
+        * ``"auto"``: ``"epsilon"`` for pure claims, ``"hockey-stick"`` for ``delta > 0``,
+          ``"tradeoff"`` for :class:`GaussianDP`.
+    distinguisher : None, "logistic", "boosting", "kde" or a scikit-learn classifier
+        A learned event family for vector and structured outputs (DP-Sniper, Bichsel et al.,
+        S&P 2021): a classifier (an unfitted scikit-learn estimator is cloned) is trained on the
+        first half of each side's outputs (after ``statistic``, if any), and the audit runs on
+        its scores on the other halves, which it never saw, so ``n // 2``-odd samples per side
+        are audited. Real vector outputs need no statistic then.
 
     Returns
     -------
     AuditResult
-        The bound, the claim, ``passed``, ``n``, the event attaining the bound and ``alpha``.
+        The bound and what it bounds (``quantity``), the claim, ``passed``, ``n``, the event
+        attaining the bound, ``alpha``, the ``method``, and the trade-off band and the
+        distinguisher when used.
 
     Raises
     ------
     InvalidParameterError
-        On a bad claim, ``n < 2``, ``alpha`` outside (0, 1), sampling functions returning the
-        wrong number of outputs, or real vector outputs without a statistic. Nothing is drawn
-        when the parameters are invalid.
+        On a bad claim, ``n < 2``, ``alpha`` outside (0, 1), an unknown ``method`` (or one that
+        does not fit the claim) or ``distinguisher``, sampling functions returning the wrong
+        number of outputs, real vector outputs without a statistic or distinguisher, or
+        ``method="tradeoff"`` on outputs that are not scalar numbers. Nothing is drawn when the
+        parameters are invalid.
 
     Examples
     --------
@@ -161,10 +204,22 @@ def audit(
     (True, True)
     >>> audit(laplace(0.0), laplace(2.0), claimed=1.0, n=200_000, rng=0).passed
     False
+
+    A Gaussian-DP claim: ``N(0, 1)`` against ``N(1, 1)`` is 1-GDP, not 0.5-GDP.
+
+    >>> from privlearn.audit import GaussianDP
+    >>> def gauss(center):
+    ...     return lambda g, size: center + g.normal(0.0, 1.0, size=size)
+    >>> res = audit(gauss(0.0), gauss(1.0), GaussianDP(1.0), n=200_000, rng=0)
+    >>> res.quantity, res.passed, res.tradeoff.worst_violation(GaussianDP(1.0)) <= 0
+    ('mu', True, True)
+    >>> audit(gauss(0.0), gauss(1.0), GaussianDP(0.5), n=200_000, rng=0).passed
+    False
     """
-    eps, delta = _claim(claimed)
+    claim = _parse_claim(claimed)
     n = check_integer(n, "n", 2)
     alpha = check_probability(alpha, "alpha")
+    method = _resolve_method(method, claim)
     for name, fn in (("run_a", run_a), ("run_b", run_b)):
         if not callable(fn):
             raise InvalidParameterError(f"{name}: must be callable, got {type(fn).__name__}", name)
@@ -172,15 +227,19 @@ def audit(
         raise InvalidParameterError(
             f"statistic: must be callable or None, got {type(statistic).__name__}", "statistic"
         )
-    if not (isinstance(events, str) and events == "auto"):
-        if isinstance(events, str):
-            raise InvalidParameterError(
-                f"events: must be 'auto', a callable or a sequence, got {events!r}", "events"
-            )
+    if isinstance(events, str) and events != "auto":
+        raise InvalidParameterError(
+            f"events: must be 'auto', a callable or a sequence, got {events!r}", "events"
+        )
+    spec, learned_scores = None, None
+    if distinguisher is not None:
+        check_distinguisher, learned_scores = _distinguisher_api()
+        spec = check_distinguisher(distinguisher)
     gen = as_generator(rng)
-    seed_a, seed_b = spawn_seeds(gen, 2)
+    # the first two seeds are those of audits without a distinguisher (random_raw's prefix)
+    seeds = spawn_seeds(gen, 2 if spec is None else 3)
     samples = []
-    for name, fn, seed in (("run_a", run_a, seed_a), ("run_b", run_b, seed_b)):
+    for name, fn, seed in (("run_a", run_a, seeds[0]), ("run_b", run_b, seeds[1])):
         vec = _takes_size(fn) if vectorized is None else bool(vectorized)
         arr = _draw(fn, np.random.default_rng(seed), n, vec, name)
         if statistic is not None:
@@ -194,20 +253,49 @@ def audit(
                     f"statistic: must map the {n} outputs to {n} values (first axis), got shape {arr.shape}",
                     "statistic",
                 )
-        if isinstance(events, str) and arr.ndim >= 2 and arr.dtype.kind == "f":
+        if spec is None and isinstance(events, str) and arr.ndim >= 2 and arr.dtype.kind == "f":
             raise InvalidParameterError(
                 f"statistic: {name} returns real vectors (shape {arr.shape[1:]}); pass a statistic "
-                f"projecting them to scalars, e.g. statistic=lambda y: y.sum(axis=1)",
+                f"projecting them to scalars, e.g. statistic=lambda y: y.sum(axis=1), or a "
+                f"distinguisher",
                 "statistic",
             )
         samples.append(arr)
-    bound, event = _lower_bound(samples[0], samples[1], alpha, delta, events)
+    described = None
+    if spec is not None:
+        assert learned_scores is not None
+        xa, xb, described = learned_scores(
+            samples[0], samples[1], spec, np.random.default_rng(seeds[2])
+        )
+        samples = [np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)]
+    curve = None
+    if method == "tradeoff":
+        for name, arr in zip(("run_a", "run_b"), samples):
+            if arr.ndim != 1 or arr.dtype.kind not in "biuf":
+                raise InvalidParameterError(
+                    f"method: the trade-off curve needs scalar numeric outputs, but {name} gives "
+                    f"{arr.dtype} outputs of shape {arr.shape[1:]}; pass a statistic projecting "
+                    f"them to numbers or a distinguisher",
+                    "method",
+                )
+        curve = tradeoff_curve(samples[0], samples[1], alpha=alpha)
+    objective = _objective(method, claim)
+    bound, event = _engine_bound(samples[0], samples[1], alpha, objective, events)
+    claimed_value = {"epsilon": claim.epsilon, "delta": claim.delta}.get(
+        objective.quantity, claim.mu
+    )
+    assert claimed_value is not None
     return AuditResult(
         bound=bound,
-        claimed_epsilon=eps,
-        claimed_delta=delta,
-        passed=bool(bound <= eps),
+        claimed_epsilon=claim.epsilon,
+        claimed_delta=claim.delta,
+        passed=bool(bound <= claimed_value),
         n=n,
         event=event,
         alpha=alpha,
+        quantity=objective.quantity,
+        method=method,
+        claimed_mu=claim.mu,
+        tradeoff=curve,
+        distinguisher=None if described is None else str(described),
     )

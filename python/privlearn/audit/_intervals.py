@@ -1,8 +1,10 @@
 """Confidence bounds on event probabilities: one-sided Clopper--Pearson (exact binomial) lower
-and upper bounds on ``P(S)`` from the count of samples in ``S``, and the lower bound
-``ln((lo(P_num(S)) - delta) / hi(P_den(S)))`` on epsilon that a pair of them gives. Every
-epsilon lower bound of :mod:`privlearn.audit` (and of the attacks and experiments that reuse
-these bounds) is built from them."""
+and upper bounds on ``P(S)`` from the count of samples in ``S``, and the lower bounds that a
+pair of them gives on the privacy parameters: ``ln((lo(P_num(S)) - delta) / hi(P_den(S)))`` on
+epsilon, ``lo(P_num(S)) - e^eps hi(P_den(S))`` on delta (the hockey-stick divergence) and
+``Phi^-1(lo(P_num(S))) - Phi^-1(hi(P_den(S)))`` on the Gaussian-DP mu. Every lower bound of
+:mod:`privlearn.audit` (and of the attacks and experiments that reuse these bounds) is built
+from them."""
 
 from __future__ import annotations
 
@@ -42,3 +44,19 @@ def _log_ratio_bound(k_num, n_num, k_den, n_den, a: float, delta: float) -> np.n
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), -np.inf)
     return np.asarray(out, dtype=float)
+
+
+def _hockey_stick_bound(k_num, n_num, k_den, n_den, a: float, epsilon: float) -> np.ndarray:
+    """``lo(p_num) - e^epsilon hi(p_den)``: a lower bound on delta at epsilon (may be < 0)."""
+    lo = _cp_lower(k_num, n_num, a)
+    hi = _cp_upper(k_den, n_den, a)
+    return np.asarray(lo - np.exp(epsilon) * hi, dtype=float)
+
+
+def _gdp_bound(k_num, n_num, k_den, n_den, a: float) -> np.ndarray:
+    """``Phi^-1(lo(p_num)) - Phi^-1(hi(p_den))``: -inf where ``lo(p_num) == 0``."""
+    lo = _cp_lower(k_num, n_num, a)
+    hi = _cp_upper(k_den, n_den, a)
+    with np.errstate(invalid="ignore"):
+        out = special.ndtri(lo) - special.ndtri(hi)
+    return np.asarray(np.where((lo > 0) & (hi < 1), out, -np.inf), dtype=float)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validate import check_integer, check_probability
 from ..errors import InvalidParameterError
-from ._audit import _claim
+from ._claims import _claim
 from ._intervals import _cp_lower, _cp_upper, _log_ratio_bound
 from ._results import AuditResult, Event
 
