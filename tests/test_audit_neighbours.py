@@ -363,3 +363,19 @@ def test_to_dict_and_str():
     assert [p["pair"] for p in d["pilot"]] == [name for name, _ in found.pilot]
     assert d["result"]["bound"] == found.result.bound
     assert found.pair in str(found)
+
+
+def test_claims_and_methods_pass_through_to_audit():
+    from privlearn.audit._claims import GaussianDP
+
+    def gaussian_sum(data, rng, size):
+        return data.sum() + rng.normal(0.0, 1.0, size=size)  # sensitivity 1: 1-GDP
+
+    gdp = search_neighbours(gaussian_sum, DOMAIN, GaussianDP(1.0), n=20_000, pilot_n=2_000, rng=0)
+    assert gdp.result.quantity == "mu" and gdp.result.tradeoff is not None
+    assert gdp.result.claimed_mu == 1.0
+    hs = search_neighbours(
+        gaussian_sum, DOMAIN, (1.0, 1e-3), method="hockey-stick", n=20_000, pilot_n=2_000, rng=0
+    )
+    assert hs.result.quantity == "delta" and hs.result.method == "hockey-stick"
+    assert not hs.passed  # the Gaussian with sigma = 1 has delta ~ 0.13 at epsilon = 1

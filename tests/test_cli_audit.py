@@ -310,7 +310,7 @@ def _has_tradeoff():
 @pytest.mark.skipif(not _has_tradeoff(), reason="audit(method='tradeoff') not available yet")
 def test_tradeoff_report_draws_the_plot(tmp_path):
     pytest.importorskip("matplotlib")
-    res = audit(_laplace(0.0), _laplace(1.0), 1.0, n=20_000, rng=0, method="tradeoff")
+    res = audit(_laplace(0.0), _laplace(1.0), 1.0, n=5_000, rng=0, method="tradeoff")
     assert res.tradeoff is not None
     paths = write_report(res, tmp_path)
     assert paths["plot"] == tmp_path / "tradeoff.png"
