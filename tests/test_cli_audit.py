@@ -88,7 +88,7 @@ def test_search_passes_writes_the_report(mod, tmp_path, capsys):
     assert "worst of 9 replace-one pairs" in printed and str(out / "audit.md") in printed
     assert sorted(p.name for p in out.iterdir()) == ["audit.json", "audit.md"]
     doc = _json(out)
-    assert doc["verdict"] == "not refuted" and doc["passed"] is True
+    assert doc["verdict"] == "passed" and doc["passed"] is True
     assert doc["privlearn_version"] == privlearn.__version__
     assert doc["command"].startswith(f"privlearn audit {mod}:laplace_sum --claim 1 ")
     assert doc["title"] == f"privlearn audit of {mod}:laplace_sum"

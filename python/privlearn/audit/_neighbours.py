@@ -369,22 +369,6 @@ def neighbour_candidates(
     return pairs
 
 
-def _result_dict(result: AuditResult) -> Dict[str, Any]:
-    """``result.to_dict()``, or the fields of an :class:`AuditResult` as plain values."""
-    to_dict = getattr(result, "to_dict", None)
-    if callable(to_dict):
-        return dict(to_dict())
-    import dataclasses
-
-    out: Dict[str, Any] = {}
-    for f in dataclasses.fields(result):
-        value = getattr(result, f.name)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            value = dataclasses.asdict(value)
-        out[f.name] = value
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class NeighbourAudit:
     """Outcome of :func:`search_neighbours`.
@@ -420,7 +404,7 @@ class NeighbourAudit:
         """Plain values for JSON: the result's dictionary under ``"result"``, the pair's name,
         datasets (nested lists), notion and the pilot table (``[{"pair", "bound"}]``)."""
         return {
-            "result": _result_dict(self.result),
+            "result": self.result.to_dict(),
             "pair": self.pair,
             "notion": self.notion,
             "data_a": np.asarray(self.data_a).tolist(),

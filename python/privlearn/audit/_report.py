@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._neighbours import NeighbourAudit, _result_dict
+from ._neighbours import NeighbourAudit
 from ._results import AuditResult
 
 __all__ = ["write_report", "verdict_line"]
@@ -45,39 +45,16 @@ def _split(result: Any) -> Tuple[AuditResult, Optional[NeighbourAudit]]:
     )
 
 
-def _quantity(res: AuditResult) -> str:
-    return str(getattr(res, "quantity", "epsilon"))
-
-
-def _claimed_value(res: AuditResult) -> float:
-    q = _quantity(res)
-    if q == "mu":
-        return float(getattr(res, "claimed_mu", math.nan))
-    if q == "delta":
-        return float(res.claimed_delta)
-    return float(res.claimed_epsilon)
-
-
 def _claim_text(res: AuditResult) -> str:
-    mu = getattr(res, "claimed_mu", None)
-    if mu is not None:
-        return f"mu = {mu:g} (Gaussian DP)"
+    if res.claimed_mu is not None:
+        return f"mu = {res.claimed_mu:g} (Gaussian DP)"
     if res.claimed_delta:
         return f"(epsilon, delta) = ({res.claimed_epsilon:g}, {res.claimed_delta:g})"
     return f"epsilon = {res.claimed_epsilon:g} (pure DP)"
 
 
-def _claim_object(res: AuditResult) -> Any:
-    mu = getattr(res, "claimed_mu", None)
-    if mu is not None:
-        from ._claims import GaussianDP
-
-        return GaussianDP(mu)
-    return (res.claimed_epsilon, res.claimed_delta)
-
-
 def _bound_text(res: AuditResult) -> str:
-    q = _quantity(res)
+    q = res.quantity
     at = f" at epsilon = {res.claimed_epsilon:g}" if q == "delta" else ""
     return f"{_SYMBOL.get(q, q)} >= {res.bound:.6g}{at} (confidence 1 - {res.alpha:g})"
 
@@ -89,8 +66,8 @@ def verdict_line(result: Union[AuditResult, NeighbourAudit]) -> str:
     word = "not refuted" if res.passed else "REFUTED"
     cmp = "<=" if res.passed else ">"
     line = (
-        f"{word}: {_bound_text(res)}, {cmp} the claimed {_quantity(res)} "
-        f"{_claimed_value(res):g}; claim {_claim_text(res)}; n = {res.n} per side"
+        f"{word}: {_bound_text(res)}, {cmp} the claimed {res.quantity} "
+        f"{res.claimed_value:g}; claim {_claim_text(res)}; n = {res.n} per side"
     )
     if found is not None:
         line += f"; worst of {len(found.pilot)} {found.notion} pairs: {found.pair}"
@@ -98,25 +75,25 @@ def verdict_line(result: Union[AuditResult, NeighbourAudit]) -> str:
 
 
 def _verdict_words(res: AuditResult) -> str:
-    q = _quantity(res)
+    q = res.quantity
     conf = f"{100 * (1 - res.alpha):.6g}%"
     if not res.passed:
         return (
             f"**The claim is refuted.** With confidence 1 - {res.alpha:g} ({conf}), the "
             f"mechanism's {q} is at least {res.bound:.6g}, more than the claimed "
-            f"{_claimed_value(res):g}. A correct mechanism produces such a result with "
+            f"{res.claimed_value:g}. A correct mechanism produces such a result with "
             f"probability at most {res.alpha:g}."
         )
     return (
         f"**The claim is not refuted.** The lower confidence bound on {q}, {res.bound:.6g}, does "
-        f"not exceed the claimed {_claimed_value(res):g}. This is not a proof of privacy: an "
+        f"not exceed the claimed {res.claimed_value:g}. This is not a proof of privacy: an "
         f"audit tests only the neighbouring inputs and the events it tried."
     )
 
 
 def _jsonable(obj: Any) -> Any:
-    """Plain JSON values: numpy scalars and arrays converted, non-finite floats as the strings
-    ``"inf"``, ``"-inf"`` and ``"nan"`` (strict JSON has no infinities)."""
+    """Plain JSON values: numpy scalars and arrays converted, non-finite floats as ``None``
+    (strict JSON has no infinities), as in :meth:`AuditResult.to_dict`."""
     if isinstance(obj, dict):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -129,7 +106,7 @@ def _jsonable(obj: Any) -> Any:
         return int(obj)
     if isinstance(obj, (float, np.floating)):
         v = float(obj)
-        return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+        return v if math.isfinite(v) else None
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return _jsonable({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)})
     if obj is None or isinstance(obj, str):
@@ -145,19 +122,19 @@ def _json_document(result: Any, title: str, command: Optional[str]) -> Dict[str,
         "title": title,
         "privlearn_version": __version__,
         "command": command,
-        "verdict": "not refuted" if res.passed else "refuted",
+        "verdict": "passed" if res.passed else "refuted",
         "passed": bool(res.passed),
     }
     if found is not None:
         doc.update(found.to_dict())
     else:
-        doc["result"] = _result_dict(res)
+        doc["result"] = res.to_dict()
     return dict(_jsonable(doc))
 
 
 def _plot(res: AuditResult) -> Tuple[Optional[bytes], str]:
     """The PNG of the trade-off band and the claim's curve, or None and the reason."""
-    curve = getattr(res, "tradeoff", None)
+    curve = res.tradeoff
     if curve is None:
         return None, (
             "No trade-off plot: this audit computed no trade-off curve (run it with "
@@ -181,36 +158,34 @@ def _plot(res: AuditResult) -> Tuple[Optional[bytes], str]:
     ax = fig.add_subplot(1, 1, 1)
     ax.plot(
         grid,
-        tradeoff_function(_claim_object(res), grid),
+        tradeoff_function(res._claim(), grid),
         color="black",
         lw=1.5,
         label=f"claim: {_claim_text(res)}",
     )
+    band = curve.downsampled()  # at most 512 points, a subset of the tests (still a band)
     ax.plot(
-        np.asarray(curve.type1),
-        np.asarray(curve.type2),
+        band.type1_hat,
+        band.type2_hat,
+        ".",
+        ms=2,
+        color="tab:blue",
+        alpha=0.6,
+        label="tests: empirical errors",
+    )
+    ax.plot(
+        band.type1,
+        band.type2,
         ".",
         ms=3,
         color="tab:red",
-        label=f"upper confidence bounds (1 - {curve.alpha:g})",
+        label=f"tests: upper confidence bounds (1 - {curve.alpha:g}, simultaneous)",
     )
-    t1_hat = getattr(curve, "type1_hat", None)
-    t2_hat = getattr(curve, "type2_hat", None)
-    if t1_hat is not None and t2_hat is not None:
-        ax.plot(
-            np.asarray(t1_hat),
-            np.asarray(t2_hat),
-            ".",
-            ms=2,
-            color="tab:blue",
-            alpha=0.5,
-            label="empirical tests",
-        )
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("type I error")
     ax.set_ylabel("type II error")
-    ax.set_title("trade-off: tests below the claim's curve refute it")
+    ax.set_title("trade-off: a red point below the claim's curve refutes it")
     ax.legend(loc="upper right", fontsize="small")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
@@ -230,7 +205,7 @@ def _markdown(
     from .. import __version__
 
     res, found = _split(result)
-    distinguisher = getattr(res, "distinguisher", None)
+    distinguisher = res.distinguisher
     lines: List[str] = [f"# {title}", "", _verdict_words(res), "", "## Result", ""]
     rows = [
         ("verdict", "not refuted" if res.passed else "refuted"),
@@ -238,7 +213,7 @@ def _markdown(
         ("claim", _claim_text(res)),
         ("samples per side (n)", str(res.n)),
         ("alpha (false-positive rate)", f"{res.alpha:g}"),
-        ("method", str(getattr(res, "method", "epsilon"))),
+        ("method", res.method),
         ("event", str(res.event) if res.event is not None else "none significant"),
         (
             "distinguisher",
@@ -247,10 +222,10 @@ def _markdown(
             else "none (threshold and value events of the output or its statistic)",
         ),
     ]
-    curve = getattr(res, "tradeoff", None)
+    curve = res.tradeoff
     if curve is not None and hasattr(curve, "worst_violation"):
         try:
-            worst = curve.worst_violation(_claim_object(res))
+            worst = curve.worst_violation(res._claim())
             rows.append(
                 ("trade-off: worst violation of the claim's curve (> 0 refutes)", f"{worst:.6g}")
             )
@@ -314,8 +289,8 @@ def write_report(
     search, and the plot or why there is none) and ``tradeoff.png`` (only when the result
     holds a trade-off curve and matplotlib is installed: the band's upper confidence bounds
     on (type I, type II) errors and the claim's curve from
-    :func:`~privlearn.audit.tradeoff_function`). Non-finite numbers appear in the JSON as the
-    strings ``"inf"``, ``"-inf"``, ``"nan"``.
+    :func:`~privlearn.audit.tradeoff_function`). Non-finite numbers appear in the JSON as
+    ``null``; its ``"verdict"`` is ``"passed"`` or ``"refuted"``.
 
     Everything is rendered before anything is written, and each file is renamed into place
     from a temporary file, so a failure leaves no half-written report. A ``tradeoff.png`` left
