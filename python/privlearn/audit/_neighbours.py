@@ -3,12 +3,16 @@ neighbouring pairs built from a declared domain (:class:`Domain`, :func:`neighbo
 :func:`search_neighbours`, :class:`NeighbourAudit`).
 
 An audit (:func:`~privlearn.audit.audit`) tests one pair of neighbouring inputs. Bugs in
-sensitivities show up only on some pairs: a clipped sum calibrated as if the lower bound were 0
-leaks only when rows sit at the lower end; a mean's noise divided by the wrong count leaks only at
-an extreme. Searching a family of candidate pairs for the worst one and auditing it is the
-dataset-search idea of DP-Auditorium (Kong, Medina, Ribero, Syed, Vassilvitskii, Vinogradov et
-al., "DP-Auditorium: a large scale library for auditing differential privacy", IEEE S&P 2024;
-its testers pair a divergence estimator with a search over datasets). Here the family is small
+sensitivities show up only on some pairs: a clipped mean on ``[-1, 1]`` calibrated as if the
+lower bound were 0 (sensitivity ``upper / n`` instead of ``(upper - lower) / n`` under
+replace-one) leaks only on pairs that move a row from one end of the range to the other, and
+passes every audit on a pair that moves a row from the midpoint; a replace-one sensitivity used
+for add/remove leaks only when a row is added. Searching a family of candidate pairs for the worst one and auditing it is the
+dataset-search idea of DP-Auditorium (W. Kong, A. Muñoz Medina, M. Ribero, U. Syed,
+"DP-Auditorium: a large scale library for auditing differential privacy", IEEE S&P 2024; github
+google/differential-privacy, python/dp_auditorium), which splits testing into a distance
+estimate between two output laws (its property testers) and a search for the neighbouring
+datasets that maximise it (its dataset finders). Here the family is small
 and fixed, made of the pairs where calibration errors are usually seen: the extremes of the
 declared bounds, the midpoint against an extreme, per-column extremes and corners, duplicated
 rows, seeded random pairs and, for add/remove neighbours, the empty dataset against a singleton.
