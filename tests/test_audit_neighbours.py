@@ -379,3 +379,16 @@ def test_claims_and_methods_pass_through_to_audit():
     )
     assert hs.result.quantity == "delta" and hs.result.method == "hockey-stick"
     assert not hs.passed  # the Gaussian with sigma = 1 has delta ~ 0.13 at epsilon = 1
+
+
+def test_user_add_remove_candidates_accept_the_empty_dataset():
+    def count(data, rng, size):
+        return len(data) + rng.laplace(0.0, 1.0, size=size)
+
+    cands = [("empty", [], [[1.0]]), ("one", [[0.0]], [[0.0], [1.0]])]
+    found = search_neighbours(
+        count, DOMAIN, 1.0, notion="add-remove", candidates=cands, n=2_000, pilot_n=500, rng=0
+    )
+    assert [name for name, _ in found.pilot] == ["empty", "one"]
+    shapes = {found.data_a.shape, found.data_b.shape}
+    assert shapes in ({(0, 1), (1, 1)}, {(1, 1), (2, 1)})

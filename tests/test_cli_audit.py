@@ -148,6 +148,14 @@ def test_statistic_dotted_attribute_and_add_remove(mod, tmp_path, capsys):
     assert any(p["pair"].startswith("empty-vs-") for p in doc["pilot"])
 
 
+def test_empty_dataset_from_the_command_line(mod, tmp_path):
+    argv = ["audit", f"{mod}:laplace_sum", "--claim", "1", "--neighbours", "[]", "[[1.0]]",
+            "--notion", "add-remove", "--n", "5000", "--out", str(tmp_path / "e")]  # fmt: skip
+    assert main(argv) == 0
+    argv[5:7] = ["[]", "[]"]
+    assert main(argv) == 2
+
+
 def test_same_seed_same_report(mod, tmp_path):
     base = ["audit", f"{mod}:laplace_sum", "--claim", "1", "--neighbours", "[[0.0]]", "[[1.0]]",
             "--n", "5000"]  # fmt: skip

@@ -173,8 +173,8 @@ def _add_audit_parser(commands: Any) -> None:
         nargs="+",
         metavar="ARG",
         help=(
-            "two Python literals, the datasets (e.g. '[[0.0],[0.0]]' '[[0.0],[1.0]]'), or "
-            "'search' with --bounds and --rows"
+            "two Python literals, the datasets as lists of rows (e.g. '[[0.0],[0.0]]' "
+            "'[[0.0],[1.0]]'; '[]' is the empty dataset), or 'search' with --bounds and --rows"
         ),
     )
     audit.add_argument(
@@ -317,6 +317,8 @@ def _parse_dataset(text: str, which: str) -> Any:
         raise _UsageError(
             f"--neighbours: dataset {which} must be a list of rows of numbers, got {text!r}"
         ) from None
+    if arr.ndim == 1 and arr.size == 0:
+        return arr  # [], the empty dataset: its columns are the other dataset's
     if arr.ndim != 2:
         raise _UsageError(
             f"--neighbours: dataset {which} must be 2-D (a list of rows, e.g. [[0.0], [1.0]]), "
@@ -407,6 +409,12 @@ def _run_audit(args: argparse.Namespace, mechanism: Callable[..., Any]) -> Any:
         raise _UsageError("--integer: applies only with --neighbours search")
     a = _parse_dataset(args.neighbours[0], "A")
     b = _parse_dataset(args.neighbours[1], "B")
+    if a.ndim == 1 and b.ndim == 1:
+        raise _UsageError("--neighbours: both datasets are empty")
+    if a.ndim == 1:  # [] : no rows, as many columns as the other dataset
+        a = a.reshape(0, b.shape[1])
+    if b.ndim == 1:
+        b = b.reshape(0, a.shape[1])
     if a.shape[1] != b.shape[1]:
         raise _UsageError(f"--neighbours: the datasets have {a.shape[1]} and {b.shape[1]} columns")
     _check_relation(a, b, args.notion, "the datasets", "neighbours")

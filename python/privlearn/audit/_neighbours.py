@@ -150,10 +150,8 @@ class Domain:
             raise InvalidParameterError(
                 f"{name}: must be a 2-D array of numbers (rows, columns)", param
             ) from None
-        if arr.ndim == 2 and arr.shape[0] == 0 and arr.shape[1] == 0:
-            arr = arr.reshape(0, self.columns)  # [] or [[]]: the empty dataset
-        if arr.ndim == 1 and arr.size == 0:
-            arr = arr.reshape(0, self.columns)
+        if arr.size == 0 and arr.ndim <= 2 and (arr.ndim < 2 or arr.shape[0] == 0):
+            arr = arr.reshape(0, self.columns)  # [] or an empty (0, k) array: no rows
         if arr.ndim != 2 or arr.shape[1] != self.columns:
             raise InvalidParameterError(
                 f"{name}: must be a 2-D array (rows, {self.columns} columns), got shape "
