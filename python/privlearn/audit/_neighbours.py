@@ -90,6 +90,13 @@ class Domain:
         The bounds, one per column.
     rows : int
     integer : bool
+
+    Examples
+    --------
+    >>> from privlearn.audit import Domain
+    >>> d = Domain(0.0, [1.0, 10.0], rows=100)
+    >>> d.columns, d.lower, d.upper
+    (2, (0.0, 0.0), (1.0, 10.0))
     """
 
     lower: Tuple[float, ...]
@@ -327,6 +334,22 @@ def neighbour_candidates(
     notion : {"replace-one", "add-remove"}
     rng : None, int or Generator, default 0
         Seeds the random pairs (see :mod:`privlearn.random`).
+
+    Returns
+    -------
+    list of (str, numpy.ndarray, numpy.ndarray)
+
+    Examples
+    --------
+    >>> from privlearn.audit import Domain, neighbour_candidates
+    >>> pairs = neighbour_candidates(Domain(0.0, 1.0, rows=3))
+    >>> [name for name, a, b in pairs][:4]
+    ['low-vs-one-high', 'high-vs-one-low', 'mid-vs-one-low', 'mid-vs-one-high']
+    >>> pairs[0][1].tolist(), pairs[0][2].tolist()
+    ([[0.0], [0.0], [0.0]], [[0.0], [0.0], [1.0]])
+    >>> [(n, len(a), len(b)) for n, a, b in
+    ...  neighbour_candidates(Domain(0.0, 1.0, rows=3), notion="add-remove")][:2]
+    [('empty-vs-low', 0, 1), ('empty-vs-high', 0, 1)]
     """
     if not isinstance(domain, Domain):
         raise InvalidParameterError(

@@ -31,8 +31,6 @@ JSON_NAME = "audit.json"
 MARKDOWN_NAME = "audit.md"
 PLOT_NAME = "tradeoff.png"
 
-_SYMBOL = {"epsilon": "epsilon", "delta": "delta", "mu": "mu"}
-
 
 def _split(result: Any) -> Tuple[AuditResult, Optional[NeighbourAudit]]:
     if isinstance(result, NeighbourAudit):
@@ -56,12 +54,21 @@ def _claim_text(res: AuditResult) -> str:
 def _bound_text(res: AuditResult) -> str:
     q = res.quantity
     at = f" at epsilon = {res.claimed_epsilon:g}" if q == "delta" else ""
-    return f"{_SYMBOL.get(q, q)} >= {res.bound:.6g}{at} (confidence 1 - {res.alpha:g})"
+    return f"{q} >= {res.bound:.6g}{at} (confidence 1 - {res.alpha:g})"
 
 
 def verdict_line(result: Union[AuditResult, NeighbourAudit]) -> str:
-    """One line: ``refuted`` or ``not refuted``, the bound with its confidence, the claim, the
-    samples and (for a neighbour search) the pair."""
+    """One line: ``REFUTED`` or ``not refuted``, the bound with its confidence, the claim, the
+    samples and (for a neighbour search) the pair.
+
+    Examples
+    --------
+    >>> from privlearn.audit import audit, verdict_line
+    >>> def laplace(center):
+    ...     return lambda g, size: center + g.laplace(0.0, 1.0, size=size)
+    >>> print(verdict_line(audit(laplace(0.0), laplace(3.0), 1.0, n=20_000, rng=0))[:30])
+    REFUTED: epsilon >= 2.8...
+    """
     res, found = _split(result)
     word = "not refuted" if res.passed else "REFUTED"
     cmp = "<=" if res.passed else ">"
@@ -309,6 +316,26 @@ def write_report(
     -------
     dict of str to pathlib.Path
         ``"json"``, ``"markdown"`` and, when written, ``"plot"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``result`` is not an :class:`~privlearn.audit.AuditResult` or a
+        :class:`~privlearn.audit.NeighbourAudit` (nothing is written).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from privlearn.audit import audit, write_report
+    >>> def laplace(center):
+    ...     return lambda g, size: center + g.laplace(0.0, 1.0, size=size)
+    >>> res = audit(laplace(0.0), laplace(1.0), 1.0, n=20_000, rng=0)
+    >>> paths = write_report(res, tempfile.mkdtemp(), command="example")
+    >>> sorted(paths)
+    ['json', 'markdown']
+    >>> doc = json.loads(paths["json"].read_text())
+    >>> doc["verdict"], doc["command"], doc["result"]["n"]
+    ('passed', 'example', 20000)
     """
     _split(result)
     if not isinstance(title, str):
