@@ -134,8 +134,8 @@ def _select_tests(
     cb = np.bincount(cb_sel[hb:], minlength=C)[:C]
     if len(masks) == 0:
         return []
-    ka = masks @ ca
-    kb = masks @ cb
+    ka: np.ndarray = masks @ ca
+    kb: np.ndarray = masks @ cb
     if objective.predict:
         ka, kb = ka * (n_out[0] / na), kb * (n_out[1] / nb)
         na, nb = n_out
