@@ -19,7 +19,11 @@ bound delta at the claimed epsilon (the hockey-stick divergence, :func:`delta_lo
 in DP-Auditorium, Kong et al. 2024) and the Gaussian-DP ``mu`` (:func:`mu_lower_bound`,
 claims :class:`GaussianDP`); :func:`tradeoff_curve` bounds the whole trade-off curve of
 threshold tests with a simultaneous band (Dong, Roth, Su, JRSS-B 2022; Nasr et al., USENIX
-Security 2023), compared with a claim's :func:`tradeoff_function`.
+Security 2023), compared with a claim's :func:`tradeoff_function`. For vector and structured
+outputs, ``audit(..., distinguisher=...)`` learns the event with a classifier trained on half of
+the samples and audits its scores on the other half (DP-Sniper); :func:`search_neighbours`
+audits the worst of a family of candidate neighbouring datasets of a :class:`Domain`, and
+:func:`write_report` writes the Markdown/JSON report of an audit.
 
 **Distribution tests.** :func:`chi_square_pvalue` (discrete outputs against exact category
 probabilities) and :func:`ks_pvalue` (continuous outputs against a CDF), and :func:`power_check`,
@@ -41,7 +45,10 @@ Layout (one concept per private module; the public names are those of ``__all__`
 ``_lower_bound``              :func:`epsilon_lower_bound`, :func:`delta_lower_bound`,
                               :func:`mu_lower_bound`
 ``_tradeoff``                 :class:`TradeoffCurve`, :func:`tradeoff_curve` (DKW band)
+``_distinguisher``            learned distinguishers: classifiers' scores on held-out samples
 ``_audit``                    sampling, methods, :func:`audit`
+``_neighbours``               :class:`Domain`, :func:`search_neighbours`, :class:`NeighbourAudit`
+``_report``                   :func:`write_report` (Markdown, JSON, trade-off plot)
 ``_distribution_tests``       :func:`chi_square_pvalue`, :func:`ks_pvalue`, :func:`power_check`
 ``_prediction``               :func:`audit_prediction_stability`, :func:`audit_prediction_privacy`
 ============================  ===================================================================
@@ -57,11 +64,13 @@ from ._distribution_tests import (
     power_check,
 )
 from ._lower_bound import delta_lower_bound, epsilon_lower_bound, mu_lower_bound
+from ._neighbours import Domain, NeighbourAudit, search_neighbours
 from ._prediction import (
     StabilityAuditResult,
     audit_prediction_privacy,
     audit_prediction_stability,
 )
+from ._report import write_report
 from ._results import AuditResult, Event
 from ._tradeoff import TradeoffCurve, tradeoff_curve
 
@@ -74,6 +83,10 @@ __all__ = [
     "tradeoff_function",
     "tradeoff_curve",
     "TradeoffCurve",
+    "search_neighbours",
+    "Domain",
+    "NeighbourAudit",
+    "write_report",
     "AuditResult",
     "Event",
     "chi_square_pvalue",
