@@ -72,6 +72,7 @@ def _audit_pair(
         alpha=ALPHA,
         statistic=statistic,
         rng=seed,
+        method="epsilon",
     )
     assert result.claimed_delta == claim.delta
     return result.bound

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any, Dict, Optional
 if TYPE_CHECKING:  # pragma: no cover
     from ._tradeoff import TradeoffCurve
 
-# What ``AuditResult.bound`` lower-bounds, by quantity: how __str__ writes it.
-_QUANTITY_TEXT = {
-    "epsilon": "epsilon",
-    "delta": "delta",
-    "mu": "mu",
-}
+# How __str__ names what ``AuditResult.bound`` lower-bounds (delta is written with its epsilon).
+_QUANTITY_TEXT = {"epsilon": "epsilon", "mu": "Gaussian-DP mu"}
+
+
+def _num(x: float) -> str:
+    """A bound for text: four decimals, or four significant digits below 0.01 (deltas)."""
+    return f"{x:.4f}" if abs(x) >= 0.01 or x == 0 else f"{x:.4g}"
 
 
 def _plain(x: float) -> Optional[float]:
@@ -61,7 +62,7 @@ class Event:
         other = "b" if self.numerator == "a" else "a"
         return (
             f"{self.description} (P_{self.numerator} vs P_{other}; counts a {self.count_a}/"
-            f"{self.n_a}, b {self.count_b}/{self.n_b}; bound {self.bound:.4g})"
+            f"{self.n_a}, b {self.count_b}/{self.n_b}; bound {_num(self.bound)})"
         )
 
     def to_dict(self) -> Dict[str, Any]:
@@ -153,9 +154,10 @@ class AuditResult:
     def __str__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
         if self.quantity == "delta":
-            what = f"delta at epsilon={self.claimed_epsilon:g} >= {self.bound:.4g}"
+            what = f"delta at epsilon={self.claimed_epsilon:g} >= {_num(self.bound)}"
         else:
-            what = f"{_QUANTITY_TEXT.get(self.quantity, self.quantity)} >= {self.bound:.4f}"
+            what = f"{_QUANTITY_TEXT.get(self.quantity, self.quantity)} >= {_num(self.bound)}"
+        method = "" if self.method == "epsilon" else f"; method {self.method}"
         extra = ""
         if self.distinguisher is not None:
             extra += f"; distinguisher: {self.distinguisher}"
@@ -165,7 +167,7 @@ class AuditResult:
         where = f"; event: {self.event}" if self.event is not None else ""
         return (
             f"audit {verdict}: {what} with confidence 1 - {self.alpha:g} "
-            f"(claim {self._claim_text()}; method {self.method}; n = {self.n} per side)"
+            f"(claim {self._claim_text()}{method}; n = {self.n} per side)"
             f"{extra}{where}"
         )
 
