@@ -338,6 +338,7 @@ def _never(g, size):
         ((1.0, 2.0), {}, "claimed"),
         ("1", {}, "claimed"),
         (1.0, {"alpha": 0.0}, "alpha"),
+        (1.0, {"distinguisher": "bogus"}, "distinguisher"),
     ],
 )
 def test_audit_refuses_bad_parameters_before_drawing(claimed, kwargs, param):
@@ -372,3 +373,35 @@ def test_delta_lower_bound_refuses_bad_epsilon(eps):
     with pytest.raises(InvalidParameterError) as err:
         delta_lower_bound([0, 1], [0, 1], eps)
     assert err.value.parameter == "epsilon"
+
+
+def test_distinguisher_scores_real_vectors_without_a_statistic():
+    """Real vector outputs audited through a learned distinguisher's held-out scores: the
+    Gaussian mechanism on R^3 with a shift of norm 1 is 1-GDP, not 0.5-GDP."""
+    shift = np.array([0.6, 0.8, 0.0])
+
+    def run(centre):
+        return lambda g, size: centre + g.normal(0.0, 1.0, size=(size, 3))
+
+    ok = audit(
+        run(0.0),
+        run(shift),
+        GaussianDP(1.0),
+        n=100_000,
+        alpha=ALPHA,
+        rng=12,
+        distinguisher="logistic",
+    )
+    assert ok.passed and ok.distinguisher is not None and ok.tradeoff is not None, ok
+    assert ok.tradeoff.n_a == ok.tradeoff.n_b < 100_000  # only the held-out scores
+    bad = audit(
+        run(0.0),
+        run(shift),
+        GaussianDP(0.5),
+        n=100_000,
+        alpha=ALPHA,
+        rng=13,
+        distinguisher="logistic",
+    )
+    assert not bad.passed and bad.bound > 0.5, bad
+    assert json.loads(json.dumps(bad.to_dict()))["distinguisher"] == bad.distinguisher

@@ -175,8 +175,9 @@ def audit(
         A learned event family for vector and structured outputs (DP-Sniper, Bichsel et al.,
         S&P 2021): a classifier (an unfitted scikit-learn estimator is cloned) is trained on the
         first half of each side's outputs (after ``statistic``, if any), and the audit runs on
-        its scores on the other halves, which it never saw, so ``n // 2``-odd samples per side
-        are audited. Real vector outputs need no statistic then.
+        its scores on the other halves, which it never saw (so about ``n / 2`` samples per side
+        are audited; the scalar engine then splits them again). Real vector outputs need no
+        statistic then. The result records the distinguisher's description.
 
     Returns
     -------
