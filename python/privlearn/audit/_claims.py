@@ -161,7 +161,7 @@ def tradeoff_function(claim: Any, type1: Any) -> np.ndarray:
     if c.kind == "gdp":
         assert c.mu is not None
         return np.asarray(special.ndtr(special.ndtri(1.0 - a) - c.mu), dtype=float)
-    e = math.exp(c.epsilon)
+    e = math.exp(min(c.epsilon, 700.0))  # beyond, f is 0 except at type I errors < 1e-300
     rest = 1.0 - c.delta
     out = np.maximum(np.maximum(rest - e * a, (rest - a) / e), 0.0)
     return np.asarray(out, dtype=float)

@@ -8,6 +8,8 @@ from them."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
@@ -50,7 +52,8 @@ def _hockey_stick_bound(k_num, n_num, k_den, n_den, a: float, epsilon: float) ->
     """``lo(p_num) - e^epsilon hi(p_den)``: a lower bound on delta at epsilon (may be < 0)."""
     lo = _cp_lower(k_num, n_num, a)
     hi = _cp_upper(k_den, n_den, a)
-    return np.asarray(lo - np.exp(epsilon) * hi, dtype=float)
+    # e^700 * hi > 1 (hi >= 1e-300): larger epsilons give the same negative bounds
+    return np.asarray(lo - math.exp(min(epsilon, 700.0)) * hi, dtype=float)
 
 
 def _gdp_bound(k_num, n_num, k_den, n_den, a: float) -> np.ndarray:
