@@ -34,7 +34,8 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from collections import Counter
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -57,8 +58,11 @@ _QUADRATIC_MAX_D = 8
 _KDE_MAX_D = 5
 # Kernel support points per side for "kde" (a random subset of the training rows).
 _KDE_SUPPORT = 500
-# Boosting iterations of "boosting" (no early stopping: a fixed, data-independent schedule).
-_BOOSTING_ITER = 100
+# "boosting": iterations (no early stopping: a fixed, data-independent schedule), learning
+# rate and leaves per tree; small trees keep scoring 10^6 held-out samples to a few seconds.
+_BOOSTING_ITER = 50
+_BOOSTING_RATE = 0.2
+_BOOSTING_LEAVES = 15
 # Most frequent values of a categorical position (in the training part) with a column each;
 # the others share one "other" column.
 _MAX_CATEGORIES = 256
@@ -138,6 +142,22 @@ def _is_real(v: Any) -> bool:
     return isinstance(v, numbers.Real)
 
 
+# Stands for the positions of an output that does not have the training records' length.
+_MISSING = object()
+
+
+def _floats(col: Sequence[Any]) -> np.ndarray:
+    """Values as floats, NaN for those that are not real numbers."""
+    seq = col.tolist() if isinstance(col, np.ndarray) else col
+    try:
+        arr = np.array(seq) if len(seq) else np.zeros(0)
+    except ValueError:  # e.g. tuples of different lengths
+        arr = np.zeros(0, dtype=object)
+    if arr.ndim == 1 and arr.dtype.kind in "biuf":
+        return arr.astype(np.float64)
+    return np.array([float(u) if _is_real(u) else np.nan for u in col], dtype=np.float64)
+
+
 class _Encoder:
     """Map outputs to a float matrix: numeric columns standardised (training mean and standard
     deviation; infinities replaced just beyond the training range), then one 0/1 column per
@@ -147,38 +167,31 @@ class _Encoder:
     tuples of one length ``L`` in the training part are split into ``L`` positions; otherwise
     the whole value is one position (plus the tuple length as a numeric column when some
     training outputs are tuples). A position is numeric when every training value in it is a
-    real number, else categorical.
+    real number, else categorical. A held-out output without the training structure gets the
+    training mean in the numeric positions and "other" in the categorical ones.
     """
 
     def __init__(self, train: List[Any], numeric_array: bool) -> None:
         self.numeric_array = numeric_array
+        self.record_len: Optional[int] = None
+        self.numeric_pos: List[int] = []
+        self.vocab: List[Tuple[int, Dict[Any, int]]] = []
+        self.with_length = False
         if numeric_array:
             raw = np.concatenate([t.reshape(len(t), -1) for t in train]).astype(np.float64)
-            self.record_len: Optional[int] = None
-            self.positions = 0
-            self.numeric_pos: List[int] = []
-            self.vocab: List[Tuple[int, Dict[Any, int]]] = []
-            self.with_length = False
         else:
-            items = [v for part in train for v in part]
-            lengths = {len(v) if isinstance(v, tuple) else -1 for v in items}
-            self.record_len = lengths.pop() if len(lengths) == 1 else None
-            if self.record_len is not None and self.record_len < 0:
-                self.record_len = None
-            self.with_length = self.record_len is None and any(isinstance(v, tuple) for v in items)
-            self.positions = self.record_len if self.record_len is not None else 1
-            columns = [self._position(items, j) for j in range(self.positions)]
-            self.numeric_pos = [j for j in range(self.positions) if all(map(_is_real, columns[j]))]
-            self.vocab = []
-            for j in range(self.positions):
-                if j in self.numeric_pos:
-                    continue
-                counts: Dict[Any, int] = {}
-                for v in columns[j]:
-                    counts[v] = counts.get(v, 0) + 1
-                top = sorted(counts, key=lambda v: -counts[v])[:_MAX_CATEGORIES]  # stable
-                self.vocab.append((j, {v: i for i, v in enumerate(top)}))
-            raw = self._numeric_raw(items)
+            items = np.concatenate(train)
+            lengths = {len(v) if type(v) is tuple else -1 for v in items}
+            if len(lengths) == 1 and min(lengths) >= 0:
+                self.record_len = lengths.pop()
+            self.with_length = self.record_len is None and any(type(v) is tuple for v in items)
+            columns = self._positions(items)
+            self.numeric_pos = [j for j, col in enumerate(columns) if all(map(_is_real, col))]
+            for j, col in enumerate(columns):
+                if j not in self.numeric_pos:
+                    top = Counter(col).most_common(_MAX_CATEGORIES)  # ties: first seen first
+                    self.vocab.append((j, {v: i for i, (v, _) in enumerate(top)}))
+            raw = self._numeric_raw(items, columns)
         finite = np.where(np.isfinite(raw), raw, np.nan)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-infinite columns
@@ -186,39 +199,30 @@ class _Encoder:
         self.lo = np.nan_to_num(lo, nan=0.0)
         self.hi = np.nan_to_num(hi, nan=0.0)
         filled = self._fill_inf(raw)
-        self.mean = filled.mean(axis=0) if len(filled) else np.zeros(raw.shape[1])
-        std = filled.std(axis=0) if len(filled) else np.ones(raw.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, std = filled.mean(axis=0), filled.std(axis=0)
+        self.mean = np.nan_to_num(mean, nan=0.0, posinf=0.0, neginf=0.0)
         self.std = np.where(np.isfinite(std) & (std > 0), std, 1.0)
-        self.mean = np.nan_to_num(self.mean, nan=0.0, posinf=0.0, neginf=0.0)
         self.n_numeric = raw.shape[1]
         self.n_categorical = sum(len(v) + 1 for _, v in self.vocab)
         self.width = self.n_numeric + self.n_categorical
 
-    def _position(self, items: List[Any], j: int) -> List[Any]:
-        if self.record_len is None:
-            return items
-        return [v[j] for v in items]
+    def _positions(self, items: np.ndarray) -> List[Sequence[Any]]:
+        """The values of every position of record items."""
+        L = self.record_len
+        if L is None:
+            return [items]
+        if not all(type(v) is tuple and len(v) == L for v in items):
+            items = [v if type(v) is tuple and len(v) == L else (_MISSING,) * L for v in items]
+        return list(zip(*items)) if len(items) else [()] * L
 
-    def _numeric_raw(self, items: Any) -> np.ndarray:
+    def _numeric_raw(self, items: np.ndarray, columns: List[Sequence[Any]]) -> np.ndarray:
         """The numeric positions (and the tuple length) of record items, as floats (NaN for a
         value that does not fit the training structure)."""
-        cols = len(self.numeric_pos) + int(self.with_length)
-        out = np.full((len(items), cols), np.nan)
-        L = self.record_len
-        for i, v in enumerate(items):
-            if L is None:
-                vals = [v]
-            elif isinstance(v, tuple) and len(v) == L:
-                vals = v
-            else:
-                continue
-            for c, j in enumerate(self.numeric_pos):
-                u = vals[j]
-                if _is_real(u):
-                    out[i, c] = float(u)
-            if self.with_length:
-                out[i, -1] = float(len(v)) if isinstance(v, tuple) else -1.0
-        return out
+        parts = [_floats(columns[j]) for j in self.numeric_pos]
+        if self.with_length:
+            parts.append(_floats([len(v) if type(v) is tuple else -1 for v in items]))
+        return np.stack(parts, axis=1) if parts else np.zeros((len(items), 0))
 
     def _fill_inf(self, raw: np.ndarray) -> np.ndarray:
         span = self.hi - self.lo + 1.0
@@ -230,32 +234,41 @@ class _Encoder:
         if self.numeric_array:
             raw = x.reshape(len(x), -1).astype(np.float64)
         else:
-            raw = self._numeric_raw(x)
+            columns = self._positions(x)
+            raw = self._numeric_raw(x, columns)
         with np.errstate(over="ignore", invalid="ignore"):
             z = (self._fill_inf(raw) - self.mean) / self.std
         z = np.clip(np.nan_to_num(z, nan=0.0), -_CLIP, _CLIP)
         if not self.vocab:
             return z
         onehot = np.zeros((len(x), self.n_categorical))
-        L = self.record_len
+        rows = np.arange(len(x))
         offset = 0
         for j, index in self.vocab:
-            other = offset + len(index)
-            col = np.full(len(x), other, dtype=np.int64)
-            for i, v in enumerate(x):
-                if L is None:
-                    u = v
-                elif isinstance(v, tuple) and len(v) == L:
-                    u = v[j]
-                else:
-                    continue
-                try:
-                    col[i] = offset + index.get(u, len(index))
-                except TypeError:  # unhashable value: "other"
-                    pass
-            onehot[np.arange(len(x)), col] = 1.0
-            offset = other + 1
+            other = len(index)
+            codes = np.fromiter(
+                (index.get(u, other) for u in columns[j]), dtype=np.int64, count=len(x)
+            )
+            onehot[rows, offset + codes] = 1.0
+            offset += other + 1
         return np.hstack([z, onehot])
+
+
+_PLAIN = (str, int, float, bool, bytes, type(None))
+
+
+def _plain(v: Any) -> Any:
+    """``v`` if it is a hashable plain value, else its hashable form (tuples for arrays and
+    lists)."""
+    if type(v) in _PLAIN:
+        return v
+    if type(v) is tuple:
+        try:
+            hash(v)
+            return v
+        except TypeError:
+            pass
+    return _hashable(v)
 
 
 def _records(x: np.ndarray) -> np.ndarray:
@@ -263,9 +276,9 @@ def _records(x: np.ndarray) -> np.ndarray:
     tuples)."""
     if x.ndim == 1:
         if x.dtype == object:
-            return _object_array([_hashable(v) for v in x])
+            return _object_array([_plain(v) for v in x])
         return _object_array(x.tolist())
-    return _object_array([tuple(np.asarray(v).ravel().tolist()) for v in x])
+    return _object_array([tuple(r) for r in x.reshape(len(x), -1).tolist()])
 
 
 def _quadratic(z: np.ndarray, d: int) -> np.ndarray:
@@ -361,12 +374,16 @@ def _fit_score_function(
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         model = HistGradientBoostingClassifier(
-            max_iter=_BOOSTING_ITER, early_stopping=False, random_state=rs
+            max_iter=_BOOSTING_ITER,
+            learning_rate=_BOOSTING_RATE,
+            max_leaf_nodes=_BOOSTING_LEAVES,
+            early_stopping=False,
+            random_state=rs,
         )
         model.fit(X, y)
         return (
             lambda z: np.asarray(model.decision_function(z), dtype=float),
-            f"boosting: gradient-boosted trees ({_BOOSTING_ITER} iterations) on {X.shape[1]} "
+            f"boosting: gradient-boosted trees ({_BOOSTING_ITER} of {_BOOSTING_LEAVES} leaves) on {X.shape[1]} "
             f"features",
         )
     from sklearn.base import clone
