@@ -380,28 +380,23 @@ def test_distinguisher_scores_real_vectors_without_a_statistic():
     Gaussian mechanism on R^3 with a shift of norm 1 is 1-GDP, not 0.5-GDP."""
     shift = np.array([0.6, 0.8, 0.0])
 
-    def run(centre):
-        return lambda g, size: centre + g.normal(0.0, 1.0, size=(size, 3))
+    def learned(mu, seed):
+        def run(centre):
+            return lambda g, size: centre + g.normal(0.0, 1.0, size=(size, 3))
 
-    ok = audit(
-        run(0.0),
-        run(shift),
-        GaussianDP(1.0),
-        n=100_000,
-        alpha=ALPHA,
-        rng=12,
-        distinguisher="logistic",
-    )
+        return audit(
+            run(0.0),
+            run(shift),
+            GaussianDP(mu),
+            n=100_000,
+            alpha=ALPHA,
+            rng=seed,
+            distinguisher="logistic",
+        )
+
+    ok = learned(1.0, 12)
     assert ok.passed and ok.distinguisher is not None and ok.tradeoff is not None, ok
     assert ok.tradeoff.n_a == ok.tradeoff.n_b < 100_000  # only the held-out scores
-    bad = audit(
-        run(0.0),
-        run(shift),
-        GaussianDP(0.5),
-        n=100_000,
-        alpha=ALPHA,
-        rng=13,
-        distinguisher="logistic",
-    )
+    bad = learned(0.5, 13)
     assert not bad.passed and bad.bound > 0.5, bad
     assert json.loads(json.dumps(bad.to_dict()))["distinguisher"] == bad.distinguisher
