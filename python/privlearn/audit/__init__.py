@@ -47,8 +47,9 @@ Layout (one concept per private module; the public names are those of ``__all__`
 ``_tradeoff``                 :class:`TradeoffCurve`, :func:`tradeoff_curve` (DKW band)
 ``_distinguisher``            learned distinguishers: classifiers' scores on held-out samples
 ``_audit``                    sampling, methods, :func:`audit`
-``_neighbours``               :class:`Domain`, :func:`search_neighbours`, :class:`NeighbourAudit`
-``_report``                   :func:`write_report` (Markdown, JSON, trade-off plot)
+``_neighbours``               :class:`Domain`, :func:`neighbour_candidates`, :func:`search_neighbours`,
+                              :class:`NeighbourAudit`
+``_report``                   :func:`write_report` (Markdown, JSON, trade-off plot), :func:`verdict_line`
 ``_distribution_tests``       :func:`chi_square_pvalue`, :func:`ks_pvalue`, :func:`power_check`
 ``_prediction``               :func:`audit_prediction_stability`, :func:`audit_prediction_privacy`
 ============================  ===================================================================
@@ -64,13 +65,13 @@ from ._distribution_tests import (
     power_check,
 )
 from ._lower_bound import delta_lower_bound, epsilon_lower_bound, mu_lower_bound
-from ._neighbours import Domain, NeighbourAudit, search_neighbours
+from ._neighbours import Domain, NeighbourAudit, neighbour_candidates, search_neighbours
 from ._prediction import (
     StabilityAuditResult,
     audit_prediction_privacy,
     audit_prediction_stability,
 )
-from ._report import write_report
+from ._report import verdict_line, write_report
 from ._results import AuditResult, Event
 from ._tradeoff import TradeoffCurve, tradeoff_curve
 
@@ -84,9 +85,11 @@ __all__ = [
     "tradeoff_curve",
     "TradeoffCurve",
     "search_neighbours",
+    "neighbour_candidates",
     "Domain",
     "NeighbourAudit",
     "write_report",
+    "verdict_line",
     "AuditResult",
     "Event",
     "chi_square_pvalue",
