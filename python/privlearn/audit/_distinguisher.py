@@ -77,7 +77,8 @@ _BOOSTING_LEAVES = 15
 # Most frequent values of a categorical position (in the training part) with a column each;
 # the others share one "other" column.
 _MAX_CATEGORIES = 256
-# Held-out rows scored per block (bounds the memory of the features).
+# Held-out rows scored per block at most (fewer for wide features: at most
+# _MAX_TRAIN_VALUES feature values per block, which bounds the memory).
 _CHUNK = 65_536
 # Standardised numeric features are clipped to this magnitude (keeps every score finite).
 _CLIP = 1e6
@@ -403,7 +404,7 @@ def _fit_score_function(
                 return np.asarray(model.decision_function(z), dtype=float)
 
         return boosting_score, (
-            f"boosting: gradient-boosted trees ({_BOOSTING_ITER} of {_BOOSTING_LEAVES} leaves) "
+            f"boosting: gradient-boosted trees ({_BOOSTING_ITER} trees of {_BOOSTING_LEAVES} leaves) "
             f"on {X.shape[1]} features"
         )
     from sklearn.base import clone
@@ -459,8 +460,8 @@ def learned_scores(
     The first ``floor(train_fraction * n)`` samples of each side train the distinguisher
     (labels ``a = 1``, ``b = 0``); the returned scores are those of the remaining samples of
     each side, in their order. **The held-out samples never reach the fit**, nor any
-    preprocessing fitted on data, so the score is a fixed function of the held-out samples and
-    threshold events of it are valid events for :func:`~privlearn.audit.epsilon_lower_bound`
+    preprocessing fitted on data, so the score function is fixed before the held-out samples
+    are looked at, and threshold events of it are valid events for :func:`~privlearn.audit.epsilon_lower_bound`
     and the other bounds of :mod:`privlearn.audit` (module documentation: DP-Sniper, Bichsel et
     al., IEEE S&P 2021; DP-Auditorium, Kong et al., IEEE S&P 2024).
 
@@ -478,8 +479,9 @@ def learned_scores(
           when there are at most 8 (so that differences in variance or correlation, not only
           in mean, are learnable; the optimal test between two Gaussians is quadratic);
           linear beyond 8.
-        * ``"boosting"``: :class:`~sklearn.ensemble.HistGradientBoostingClassifier`, 100
-          iterations, no early stopping; its decision function is the score.
+        * ``"boosting"``: :class:`~sklearn.ensemble.HistGradientBoostingClassifier`, 50
+          trees of at most 15 leaves, learning rate 0.2, no early stopping (a schedule fixed
+          in advance); its decision function is the score.
         * ``"kde"``: the log density ratio ``log p_a(x) - log p_b(x)`` of two Gaussian kernel
           density estimates, each on (at most) 500 random training points of its side, in
           standardised coordinates with Scott's bandwidth ``m^(-1/(d+4))``; numeric outputs
@@ -540,6 +542,16 @@ def learned_scores(
     (100000, 100000)
     >>> epsilon_lower_bound(sa, sb, delta=1e-5) > 1.0
     True
+
+    The same through :func:`~privlearn.audit.audit`, which calls this function:
+
+    >>> from privlearn.audit import audit
+    >>> def gauss(mean):
+    ...     return lambda g, size: mean + g.normal(0.0, 1.0, size=(size, 2))
+    >>> res = audit(gauss(0.0), gauss(np.array([1.0, -1.0])), 1.0, n=200_000, rng=0,
+    ...             distinguisher="logistic")
+    >>> res.passed, res.distinguisher.split(":")[0]
+    (False, 'logistic')
     """
     spec = check_distinguisher(distinguisher)
     if spec is None:
@@ -574,8 +586,10 @@ def learned_scores(
         spec, enc.transform(xa[ia]), enc.transform(xb[ib]), enc, int(seed_fit), sub
     )
 
+    chunk = max(256, min(_CHUNK, _MAX_TRAIN_VALUES // max(1, enc.width)))
+
     def held_out(x: np.ndarray, start: int) -> np.ndarray:
-        parts = [score(enc.transform(x[k : k + _CHUNK])) for k in range(start, len(x), _CHUNK)]
+        parts = [score(enc.transform(x[k : k + chunk])) for k in range(start, len(x), chunk)]
         s = np.concatenate(parts) if parts else np.zeros(0)
         big = np.finfo(np.float64).max
         return np.nan_to_num(s.astype(np.float64), nan=0.0, posinf=big, neginf=-big)
