@@ -83,6 +83,7 @@ _EXPERIMENT_MODULES = (
     "query_release",
     "erm_learnability",
     "practical_regression",
+    "audit_peers",
 )
 
 for _module in _EXPERIMENT_MODULES:
