@@ -155,6 +155,31 @@ def test_scores_are_deterministic_for_a_fixed_rng(kind):
     assert np.all(np.isfinite(first[0])) and first[0].dtype == np.float64
 
 
+def test_user_classifiers_predict_proba_path_and_pipeline_seeding():
+    """A classifier without decision_function is scored by predict_proba[:, 1]; unset
+    random_state parameters (also inside a pipeline) are seeded from rng, so scores repeat."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    g = np.random.default_rng(20)
+    xa, xb = g.normal(size=(3000, 2)) + [1.5, 0.0], g.normal(size=(3000, 2))
+    forest = RandomForestClassifier(n_estimators=10, max_depth=4)
+    assert not hasattr(forest, "decision_function")
+    sa, sb, what = learned_scores(xa, xb, forest, rng=21)
+    assert what.startswith("RandomForestClassifier")
+    assert np.all((sa >= 0) & (sa <= 1)) and sa.mean() > sb.mean() + 0.2  # P(a | x), a = 1
+    again = learned_scores(xa, xb, forest, rng=21)
+    np.testing.assert_array_equal(again[0], sa)
+    assert forest.get_params()["random_state"] is None  # the user's estimator is not modified
+    pipe = make_pipeline(StandardScaler(), SGDClassifier(max_iter=20, tol=None))
+    p1 = learned_scores(xa, xb, pipe, rng=22)
+    p2 = learned_scores(xa, xb, pipe, rng=22)
+    np.testing.assert_array_equal(p1[0], p2[0])
+    assert p1[0].mean() > p1[1].mean()  # decision_function: higher on a
+
+
 # --------------------------------------------------------------------------------------------
 # (3) power where a natural statistic is blind
 # --------------------------------------------------------------------------------------------
@@ -379,6 +404,20 @@ def test_infinite_outputs_get_finite_scores():
     for kind in KINDS:
         sa, sb, _ = learned_scores(xa, xb, kind, rng=19)
         assert np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))
+
+
+def test_degenerate_coordinates_and_discrete_outputs():
+    """Constant and collinear coordinates (a singular covariance) and integer outputs."""
+    g = np.random.default_rng(23)
+    u, v = g.normal(size=4000), g.normal(size=4000) + 0.5
+    xa = np.column_stack([u, 2 * u, np.ones(4000)])
+    xb = np.column_stack([v, 2 * v, np.ones(4000)])
+    ia, ib = g.integers(0, 3, size=(4000, 2)), g.integers(0, 4, size=(4000, 2))
+    for kind in KINDS:
+        sa, sb, _ = learned_scores(xa, xb, kind, rng=24)
+        assert np.all(np.isfinite(sa)) and sa.mean() > sb.mean()
+        ta, tb, _ = learned_scores(ia, ib, kind, rng=24)
+        assert np.all(np.isfinite(ta)) and ta.mean() > tb.mean()
 
 
 # --------------------------------------------------------------------------------------------
