@@ -31,7 +31,7 @@ train on one split, estimate the hockey-stick divergence on another).
 (:class:`~sklearn.linear_model.LogisticRegression`,
 :class:`~sklearn.ensemble.HistGradientBoostingClassifier`, or the user's estimator, cloned with
 :func:`sklearn.base.clone`): they are well tested, deterministic for a fixed ``random_state``
-and fast at 10^5 training samples; :mod:`threadpoolctl` (a scikit-learn dependency) keeps the
+and fast at 10^5 training samples; ``threadpoolctl`` (a scikit-learn dependency) keeps the
 boosting on one OpenMP thread. The feature encoding, the sample bookkeeping and the Gaussian
 kernel density ratio are ours (numpy): the kernel sums are a ``float32`` matrix product and a
 log-sum-exp, about three times faster than :class:`sklearn.neighbors.KernelDensity` (and
@@ -526,7 +526,7 @@ def learned_scores(
     a scikit-learn ``LogisticRegression()`` 0.3 s, ``"boosting"`` 4.5 s, ``"kde"`` 10-12 s
     (10^9 kernel evaluations); ``(str, int)`` tuples, ``"logistic"`` 6 s and ``"boosting"``
     11 s (the records are encoded in Python). ``"boosting"`` runs scikit-learn's OpenMP code on
-    one thread (:mod:`threadpoolctl`): on the loaded machine its default two threads took
+    one thread (``threadpoolctl``): on the loaded machine its default two threads took
     83 s instead of 4.5 s.
 
     Examples
