@@ -522,12 +522,13 @@ def learned_scores(
     fewer rows, at least 1 000); the rest of the training part is discarded, never scored.
 
     Cost of this function at 10^6 samples per side (500 000 scored per side), measured on the
-    project's 2-core machine under a load of about 5: 2-D real outputs, ``"logistic"`` 0.6 s,
-    a scikit-learn ``LogisticRegression()`` 0.3 s, ``"boosting"`` 4.5 s, ``"kde"`` 10-12 s
-    (10^9 kernel evaluations); ``(str, int)`` tuples, ``"logistic"`` 6 s and ``"boosting"``
-    11 s (the records are encoded in Python). ``"boosting"`` runs scikit-learn's OpenMP code on
-    one thread (``threadpoolctl``): on the loaded machine its default two threads took
-    83 s instead of 4.5 s.
+    project's 2-core machine under a load of 3.5 to 5 (other jobs running), ranges over three
+    runs: 2-D real outputs, ``"logistic"`` 0.6-0.9 s, a scikit-learn ``LogisticRegression()``
+    0.2-0.3 s, ``"boosting"`` 4.5-6 s, ``"kde"`` 10-19 s (10^9 kernel evaluations);
+    ``(str, int)`` tuples, ``"logistic"`` 6-8 s and ``"boosting"`` 11-14 s (records are
+    encoded in Python). ``"boosting"`` runs scikit-learn's OpenMP code on one thread
+    (``threadpoolctl``): on the loaded machine its default two threads took 83 s instead of
+    4.5 s.
 
     Examples
     --------
