@@ -99,6 +99,7 @@ class Case:
     statistic: Optional[Callable[[np.ndarray], Any]] = None
     model: bool = False
     samples: Optional[Tuple[int, int, int, int]] = None
+    distinguisher: Optional[str] = None
     refutation: str = ""
 
 
@@ -240,7 +241,7 @@ def _privlearn_cases() -> List[Case]:
             0.0,
             1.0,
             _per_call(logistic),
-            statistic=_first_column,
+            distinguisher="boosting",
             model=True,
             columns=2,
         ),
@@ -413,7 +414,7 @@ def _diffprivlib_cases() -> List[Case]:
             0.0,
             1.0,
             _per_call(logistic(True)),
-            statistic=_first_column,
+            distinguisher="boosting",
             model=True,
             columns=2,
         ),
@@ -425,7 +426,7 @@ def _diffprivlib_cases() -> List[Case]:
             0.0,
             1.0,
             _per_call(logistic(False)),
-            statistic=_first_column,
+            distinguisher="boosting",
             model=True,
             refutation=_DPL_LOGISTIC_CLASSES,
             columns=2,
@@ -593,6 +594,7 @@ def audit_case(case: Case, *, quick: bool, seed: Any) -> Outcome:
                 alpha=ALPHA,
                 rng=seed,
                 statistic=case.statistic,
+                distinguisher=case.distinguisher,
                 candidates=candidates,
             )
     except Exception as exc:
