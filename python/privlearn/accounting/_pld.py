@@ -471,8 +471,8 @@ def _core_pair(
     (``qp=None``: the first only; ``f_pq is f_qp``, a symmetric pair: one evaluation serves
     both).
 
-    The excess of ``(P, Q)`` at :math:`-ih < 0` is :math:`e^{arepsilon} f_{QP}(-arepsilon)`
-    at the float :math:`arepsilon` just above :math:`-ih`, and :math:`-arepsilon` is the
+    The excess of ``(P, Q)`` at :math:`-ih < 0` is :math:`e^{\varepsilon} f_{QP}(-\varepsilon)`
+    at the float :math:`\varepsilon` just above :math:`-ih`, and :math:`-\varepsilon` is the
     float just below :math:`ih` (float products and ``nextafter`` are symmetric in the sign),
     the very point where the excess of ``(Q, P)`` at :math:`ih` evaluates :math:`f_{QP}`; so
     :math:`f_{QP}` is evaluated once at the floats just below :math:`ih`, :math:`i = 1..n`,

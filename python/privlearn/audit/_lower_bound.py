@@ -126,7 +126,7 @@ def delta_lower_bound(
     ICALP 2013; Balle, Barthe, Gaboardi, NeurIPS 2018, "Privacy amplification by subsampling",
     Sec. 2). For every event ``S`` tried,
 
-    .. math:: \delta \ge lo(P_a(S)) - e^{arepsilon}\, hi(P_b(S))
+    .. math:: \delta \ge lo(P_a(S)) - e^{\varepsilon}\, hi(P_b(S))
 
     holds whenever the two one-sided Clopper--Pearson bounds hold. Proof: ``(epsilon,
     delta)``-DP gives ``P_a(S) - e^eps P_b(S) <= delta`` for every ``S``, and the left-hand side
