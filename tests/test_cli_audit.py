@@ -351,3 +351,16 @@ def test_end_to_end_python_m_privlearn_audit(tmp_path):
     doc = json.loads((tmp_path / "rep" / "audit.json").read_text())
     assert doc["verdict"] == "refuted" and doc["result"]["alpha"] == 1e-6
     assert (tmp_path / "rep" / "audit.md").exists()
+
+
+def test_cli_choices_are_the_library_s():
+    """The command's --method and --distinguisher choices are written out in cli.py (so that
+    ``privlearn --help`` does not import scikit-learn); they must stay the library's."""
+    from privlearn.audit._audit import _METHODS
+    from privlearn.audit._distinguisher import KINDS
+    from privlearn.cli import _build_parser
+
+    sub = next(a for a in _build_parser()._actions if a.dest == "command").choices["audit"]
+    choices = {a.dest: tuple(a.choices) for a in sub._actions if a.choices}
+    assert choices["method"] == _METHODS
+    assert choices["distinguisher"] == KINDS
