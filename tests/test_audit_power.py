@@ -255,3 +255,23 @@ def test_controls_true_privacy_by_exact_laws():
     pb_x = stats.norm.pdf(x, 0.0, sigma)
     hs = np.trapezoid(np.maximum(pa_x - np.e * pb_x, 0.0), x)
     assert abs(hs - 1e-3) < 1e-8
+
+
+def test_svt_true_privacy_and_audit_bounds():
+    """The exact privacy loss of the sparse-vector controls on their pairs (numerical
+    integration over the threshold noise, :func:`audit_controls.svt_exact_epsilon`): Alg. 1 is
+    within its claim, Alg. 4 and 6 are not, Alg. 5 has an output impossible on one side. The
+    epsilon audit of the whole output vector (alpha 1e-6) refutes Alg. 4 and 6 with a bound that
+    stays below the exact value (a lower confidence bound), and passes Alg. 1 on Alg. 4's pair."""
+    assert ac.svt_exact_epsilon(1) <= 1.0
+    assert ac.svt_exact_epsilon(1, pair=4) <= 1.0
+    assert ac.svt_exact_epsilon(1, pair=5) <= 1.0
+    true4, true6 = ac.svt_exact_epsilon(4), ac.svt_exact_epsilon(6)
+    assert 2.5 < true4 <= 3.25  # Lyu-Su-Li's bound for c = 2: (1 + 6c) / 4 = 3.25
+    assert true6 > 3.0
+    assert ac.svt_exact_epsilon(5) == np.inf
+    for control, true in ((ac.sparse_vector(4), true4), (ac.sparse_vector(6), true6)):
+        res = audit(control.run_a, control.run_b, 1.0, n=200_000, alpha=ALPHA, rng=2)
+        assert not res.passed and res.bound <= true, (control.name, res, true)
+    ok = ac.sparse_vector(1, pair=4)
+    assert audit(ok.run_a, ok.run_b, 1.0, n=200_000, alpha=ALPHA, rng=2).passed
