@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
-from scipy import special, stats
+from scipy import integrate, special, stats
 
 from dp_controls import laplace as _laplace_sampler
 from dp_controls import report_noisy_max as _laplace_noisy_max
@@ -155,7 +155,7 @@ def laplace_noisy_max_probabilities(scores: Sequence[float], scale: float) -> np
     out = np.empty(len(s))
     for i in range(len(s)):
         others = np.prod(np.delete(cdf, i, axis=0), axis=0)
-        out[i] = np.trapezoid(dens[i] * others, x)
+        out[i] = integrate.trapezoid(dens[i] * others, x)
     return out
 
 
