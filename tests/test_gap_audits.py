@@ -361,9 +361,14 @@ def _logit_data(side: str) -> Tuple[np.ndarray, np.ndarray]:
     return np.repeat(rows, reps, axis=0), np.repeat(labels, reps)
 
 
-def _logit_front_door(seed: int) -> PrivateLogisticRegression:
+#: The front door's delta: 0, and 1e-6 (``"auto"`` also picks the pure delegate for
+#: ``1 <= epsilon < 2``; the claim is then ``(1, 1e-6)`` and the audit the hockey-stick one).
+LOGIT_DELTAS = [0.0, 1e-6]
+
+
+def _logit_front_door(seed: int, delta: float) -> PrivateLogisticRegression:
     return PrivateLogisticRegression(
-        LOGIT_EPS, delta=0.0, bounds=1.0, classes=[-1, 1], fit_intercept=False, rng=seed
+        LOGIT_EPS, delta=delta, bounds=1.0, classes=[-1, 1], fit_intercept=False, rng=seed
     )
 
 
@@ -401,11 +406,11 @@ def _logit_noise(side: str, reg: float, w: np.ndarray) -> np.ndarray:
     return s @ (rows * (labels * mult)[:, None]) - mult.sum() * reg * w
 
 
-def _logit_setting() -> Tuple[float, float, np.ndarray]:
+def _logit_setting(delta: float) -> Tuple[float, float, np.ndarray]:
     """``(reg, beta, w0)``: the delegate's Tikhonov weight plus its extra regularisation, the
     noise rate ``beta = eps'/2`` (its public fitted attributes; the pin below ties the map to
     ``fit``), and the noise-free minimiser on ``a`` (the solver's start)."""
-    est = _logit_front_door(0).fit(*_logit_data("a"))
+    est = _logit_front_door(0, delta).fit(*_logit_data("a"))
     assert est.method_ == "objective_perturbation_pure"
     d = est.estimator_
     reg = d.alpha_ + d.extra_regularization_
@@ -413,14 +418,15 @@ def _logit_setting() -> Tuple[float, float, np.ndarray]:
     return reg, d.epsilon_noise_ / 2.0, w0
 
 
-def test_front_door_logistic_release_map_is_fit():
+@pytest.mark.parametrize("delta", LOGIT_DELTAS)
+def test_front_door_logistic_release_map_is_fit(delta):
     """``fit`` with a seed returns the solver's minimiser for the noise that seed draws from
     the delegate's sampler (``l2_laplace_noise`` at scale ``1/beta``), to the library's
     certified solver precision."""
-    reg, beta, w0 = _logit_setting()
+    reg, beta, w0 = _logit_setting(delta)
     for side in ("a", "b"):
         for seed in (1, 2, 3):
-            est = _logit_front_door(seed).fit(*_logit_data(side))
+            est = _logit_front_door(seed, delta).fit(*_logit_data(side))
             b = np.asarray(_core.l2_laplace_noise(2, 1.0 / beta, None, seed), dtype=np.float64)
             ref = _logit_solve(side, reg, b[None, :], w0)[0]
             np.testing.assert_allclose(est.coef_[0], ref, rtol=1e-6, atol=1e-9)
@@ -434,9 +440,11 @@ def _logit_run(side: str, reg: float, beta: float, w0: np.ndarray, factor: float
     return run
 
 
-def test_front_door_logistic_audit_with_half_noise_power():
+@pytest.mark.parametrize("delta", LOGIT_DELTAS)
+def test_front_door_logistic_audit_with_half_noise_power(delta):
     """:class:`PrivateLogisticRegression` with ``delta = 0`` (``"auto"`` picks objective
-    perturbation, CMS11, logistic loss, ``alpha = "auto"``) and the declared bound 1, claim
+    perturbation, CMS11, logistic loss, ``alpha = "auto"``; so does ``delta = 1e-6`` at
+    ``epsilon = 1``, claim ``(1, 1e-6)``, hockey-stick audit) and the declared bound 1, claim
     ``epsilon = 1``, on ``n = 100,001`` rows: ``e1`` and ``e2`` each 50,000 times with label -1,
     and the replaced row ``(e1, +1)`` vs ``(e2, +1)`` (orthogonal rows: the gradient change
     ``sigma(-w1) e1 - sigma(-w2) e2`` has norm ``sqrt(2) sigma(3.4) = 1.37`` of the
@@ -449,7 +457,8 @@ def test_front_door_logistic_audit_with_half_noise_power():
     Not covered: the DP gradient descent delegate (``delta > 0`` outside ``1 <= epsilon < 2``;
     adaptive steps, audited one step at a time on its own page) and ``bounds="private"`` (the
     front door's own composition: the released bound changes the clipping)."""
-    reg, beta, w0 = _logit_setting()
+    reg, beta, w0 = _logit_setting(delta)
+    claim = Budget(LOGIT_EPS, delta)
     runs = {f: [_logit_run(s, reg, beta, w0, f) for s in "ab"] for f in (1.0, 0.5)}
 
     def stat(w: np.ndarray) -> np.ndarray:
@@ -458,9 +467,9 @@ def test_front_door_logistic_audit_with_half_noise_power():
         )
         return np.round(beta * gap, 9)
 
-    ok = audit(*runs[1.0], LOGIT_EPS, n=LOGIT_N, statistic=stat, alpha=ALPHA, rng=31)
+    ok = audit(*runs[1.0], claim, n=LOGIT_N, statistic=stat, alpha=ALPHA, rng=31)
     assert ok.passed, ok
-    broken = audit(*runs[0.5], LOGIT_EPS, n=LOGIT_N, statistic=stat, alpha=ALPHA, rng=32)
+    broken = audit(*runs[0.5], claim, n=LOGIT_N, statistic=stat, alpha=ALPHA, rng=32)
     assert not broken.passed, broken
 
 
