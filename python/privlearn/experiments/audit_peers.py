@@ -738,6 +738,8 @@ def run(config: RunConfig) -> ExperimentResult:
     notes.append(
         f"Samples per side ({'quick' if config.quick else 'full'} run): mechanisms "
         f"{N_MECHANISM[i]} (pilot {PILOT_MECHANISM[i]} per pair), models {N_MODEL[i]} (pilot "
-        f"{PILOT_MODEL[i]}, the first {MODEL_PAIRS} pairs of the family only)."
+        f"{PILOT_MODEL[i]}, the first {MODEL_PAIRS} pairs of the family only; diffprivlib's "
+        f"LinearRegression, whose fits diverge on the worst pairs and then take up to a second: "
+        f"n as in its rows, pilot {N_DIVERGING[2 + i]})."
     )
     return ExperimentResult(tables=tables, figures={}, notes=notes)
