@@ -71,9 +71,46 @@ def test_quick_run_without_peers_skips_them_and_the_controls_pass(tmp_path, monk
     assert all(isinstance(p, str) and p for p in table.column("neighbours"))
 
 
+def _gaussian_sum(sigma):
+    def mechanism(data, rng, size):
+        return data[:, 0].sum() + rng.normal(0.0, sigma, size=size)
+
+    return mechanism
+
+
+def _exact_slope(data, g):
+    """A "model" without noise: the least-squares slope of y on x (and a zero intercept)."""
+    x, y = data[:, 0], data[:, 1]
+    slope = float(x @ y / (x @ x)) if x @ x > 0 else 0.0
+    return ap._finite([slope, 0.0])
+
+
 def test_a_broken_fake_peer_is_refuted_and_a_correct_one_passes(monkeypatch):
     cases = [
         ap.Case("fakepeer", "Laplace (correct)", "eps=1", 1.0, 0.0, 1.0, _laplace_sum(1.0)),
+        # sigma 1 for sensitivity 1 is about (1, 0.13)-DP, not (1, 1e-5): the delta audit
+        ap.Case(
+            "fakepeer",
+            "Gaussian (delta 1e4x too small)",
+            "(1, 1e-5)",
+            (1.0, 1e-5),
+            0.0,
+            1.0,
+            _gaussian_sum(1.0),
+        ),
+        # the model path (per-fit sampler, statistic, the first pairs of the family)
+        ap.Case(
+            "fakepeer",
+            "exact slope",
+            "eps=1",
+            1.0,
+            0.0,
+            1.0,
+            ap._per_call(_exact_slope),
+            columns=2,
+            statistic=ap._first_column,
+            model=True,
+        ),
         ap.Case(
             "fakepeer",
             "Laplace (half scale)",
@@ -88,13 +125,15 @@ def test_a_broken_fake_peer_is_refuted_and_a_correct_one_passes(monkeypatch):
     monkeypatch.setattr(ap, "PEERS", lambda: [_fake_peer(cases)])
     result = ap.run(RunConfig(quick=True, seed=0, progress=False))
     table = result.tables["fakepeer"]
-    assert table.column("verdict") == ["passed", "REFUTED"]
+    assert table.column("verdict") == ["passed", "REFUTED", "REFUTED", "REFUTED"]
+    assert table.column("quantity") == ["epsilon", "delta", "epsilon", "epsilon"]
     bounds = table.column("bound")
-    assert bounds[0] <= 1.0 < bounds[1]
+    assert bounds[0] <= 1.0 < bounds[3]
+    assert bounds[1] > 1e-5
     refuted = [note for note in result.notes if note.startswith("REFUTED: fakepeer")]
-    assert len(refuted) == 1
-    assert "Laplace (half scale)" in refuted[0]
-    assert "the scale is sensitivity / (2 epsilon)" in refuted[0]
+    assert len(refuted) == 3
+    assert "Laplace (half scale)" in refuted[2]
+    assert "the scale is sensitivity / (2 epsilon)" in refuted[2]
     assert "No claim was refuted." not in result.notes
 
 
