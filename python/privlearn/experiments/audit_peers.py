@@ -86,8 +86,10 @@ class Case:
 
     ``mechanism(data, rng, size)`` returns ``size`` outputs on ``data`` (rows, columns), with
     ``rng`` a :class:`numpy.random.Generator`. ``model`` marks a slow per-fit sampler (fewer
-    samples, :data:`MODEL_PAIRS` pairs). ``refutation`` explains (by source reading) why the
-    claim fails, for the report when the audit refutes it.
+    samples, :data:`MODEL_PAIRS` pairs); ``samples`` overrides the sample sizes as ``(n full,
+    n quick, pilot full, pilot quick)``; ``statistic`` and ``distinguisher`` go to the audit.
+    ``refutation`` explains (by source reading) why the claim fails, for the report when the
+    audit refutes it.
     """
 
     peer: str
