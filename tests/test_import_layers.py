@@ -114,6 +114,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
         ),
         "the papers' algorithm families (seeds 000-004), the attacks, the data generators",
     ),
+    ("pipelines", ("privlearn.pipeline",), "private pipelines of the families' estimators"),
     ("experiments", ("privlearn.experiments",), "the papers' experiments"),
     ("interface", ("privlearn.cli", "privlearn.__main__"), "the command line"),
 )
