@@ -49,6 +49,7 @@ RELEASE_PACKAGES = (
     "privlearn.multi",
     "privlearn.prediction",
     "privlearn.query_release",
+    "privlearn.preprocessing",
 )
 # Methods through which a class touches private data.
 DATA_METHODS = ("fit", "start", "query", "predict")

@@ -111,6 +111,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
             "privlearn.query_release",
             "privlearn.attacks",
             "privlearn.datasets",
+            "privlearn.preprocessing",
         ),
         "the papers' algorithm families (seeds 000-004), the attacks, the data generators",
     ),

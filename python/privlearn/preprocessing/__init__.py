@@ -1,0 +1,18 @@
+"""Private preprocessing: scikit-learn transformers whose fitted statistics are differentially
+private, so that a pipeline of a private transformer and a private estimator releases nothing
+about the training data beyond the composed guarantee of its steps.
+
+Each transformer takes ``accountant=`` and ``rng=`` like the private learners of
+:mod:`privlearn.learners`, charges one fit as one ledger entry, states its guarantee in its
+docstring (replace-one neighbours, ``n`` public) and answers
+``privacy_guarantee(n_samples)`` (the certified-release protocol of the learners).
+
+* :class:`StandardScaler`: private mean and standard deviation per feature, from declared
+  per-feature bounds (Laplace or Gaussian mechanism).
+"""
+
+from __future__ import annotations
+
+from ._scaler import StandardScaler
+
+__all__ = ["StandardScaler"]
