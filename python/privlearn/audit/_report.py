@@ -148,11 +148,11 @@ def _plot(res: AuditResult) -> Tuple[Optional[bytes], str]:
             '`method="tradeoff"`, or make a Gaussian-DP claim, to get one).'
         )
     try:
-        from ..experiments._framework import new_figure
-    except ImportError:  # pragma: no cover - the experiments package ships with privlearn
-        return None, "No trade-off plot: privlearn's plotting helpers are unavailable."
-    try:
-        import matplotlib  # noqa: F401
+        # The Agg canvas directly (no pyplot): the user's pyplot backend is left alone. The audit
+        # imports nothing above the foundation (tests/test_import_layers.py), so not the
+        # experiments' figure helper.
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         return None, (
             "No trade-off plot: matplotlib is not installed (install privlearn[plot]); the "
@@ -161,7 +161,8 @@ def _plot(res: AuditResult) -> Tuple[Optional[bytes], str]:
     from ._claims import tradeoff_function
 
     grid = np.linspace(0.0, 1.0, 501)
-    fig = new_figure(figsize=(5.0, 5.0))
+    fig = Figure(figsize=(5.0, 5.0))
+    FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.plot(
         grid,
