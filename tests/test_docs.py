@@ -23,6 +23,8 @@ MODULES = [
     "privlearn.audit._neighbours",
     "privlearn.audit._report",
     "privlearn.audit._distinguisher",
+    "privlearn.preprocessing._scaler",
+    "privlearn.pipeline",
     "privlearn.datasets",
     "privlearn.experiments",
     "privlearn.learners",
