@@ -450,17 +450,16 @@ def test_tradeoff_plot_shows_the_band_as_points_and_labels_its_axes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     pytest.importorskip("matplotlib")
-    from privlearn.experiments import _framework
+    import matplotlib.figure
 
     figures: List[Any] = []
-    real = _framework.new_figure
 
-    def keep(*args: Any, **kwargs: Any) -> Any:
-        fig = real(*args, **kwargs)
-        figures.append(fig)
-        return fig
+    class Keep(matplotlib.figure.Figure):  # records the figures the report draws
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            figures.append(self)
 
-    monkeypatch.setattr(_framework, "new_figure", keep)
+    monkeypatch.setattr(matplotlib.figure, "Figure", Keep)
     gauss = [lambda g, size, c=c: c + g.normal(0.0, 1.0, size=size) for c in (0.0, 1.0)]
     res = audit(gauss[0], gauss[1], GaussianDP(1.0), n=20_000, rng=0)
     paths = write_report(res, tmp_path)
