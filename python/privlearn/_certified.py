@@ -241,3 +241,21 @@ class SharedCloneMixin:
             else:
                 new_params[name] = clone(value, safe=False)
         return type(self)(**new_params)
+
+
+def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
+    """``X`` as a 2-D float64 array via :func:`sklearn.utils.validation.validate_data`
+    (finite, non-empty, the fitted number of features when ``reset`` is false), C-contiguous.
+
+    A pandas or polars DataFrame is accepted: ``fit`` (``reset=True``) records its column
+    names as ``feature_names_in_``, and a later call refuses other names or another order (and
+    warns when only one of the two inputs has names), as scikit-learn does; the messages quote
+    column names (public schema), never a value."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        # C order: a DataFrame converts to a column-major array, and BLAS may round a product
+        # differently by layout; one layout makes a fit on a DataFrame that on its array.
+        return validate_data(estimator, X, reset=reset, dtype=np.float64, order="C")
+    except (TypeError, ValueError) as err:  # TypeError: e.g. column names of mixed types
+        raise InvalidParameterError(str(err), "X") from None

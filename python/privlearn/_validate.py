@@ -192,3 +192,10 @@ def check_iterable(value: object, name: str) -> list:
         raise InvalidParameterError(
             f"{name}: must be an iterable, got {type(value).__name__}", name
         ) from None
+
+
+def check_boolean(value: object, name: str) -> bool:
+    """``value`` as a ``bool`` (``True``/``False`` or a numpy bool; nothing else)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: must be True or False; got {value!r}", name)
+    return bool(value)

@@ -22,7 +22,11 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
-from .._certified import SharedCloneMixin  # the clone half, shared by every family
+from .._certified import (
+    SharedCloneMixin,  # the clone half, shared by every family
+    validate_X,  # shared with privlearn.preprocessing
+)
+from .._validate import check_boolean as boolean  # shared with privlearn.preprocessing
 from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
@@ -67,13 +71,6 @@ def bound_arg(value: object, name: str) -> float:
             name,
         )
     return check_real(value, name, 0.0, lo_open=True, exact=True)
-
-
-def boolean(value: object, name: str) -> bool:
-    """``value`` as a ``bool`` (``True``/``False`` or a numpy bool; nothing else)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name}: must be True or False; got {value!r}", name)
-    return bool(value)
 
 
 def check_alpha(value: object) -> None:
@@ -139,24 +136,6 @@ def charged(
 # --------------------------------------------------------------------------------------------
 # Input validation (scikit-learn's, re-raised as InvalidParameterError naming X or y)
 # --------------------------------------------------------------------------------------------
-
-
-def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
-    """``X`` as a 2-D float64 array via :func:`sklearn.utils.validation.validate_data`
-    (finite, non-empty, the fitted number of features when ``reset`` is false), C-contiguous.
-
-    A pandas or polars DataFrame is accepted: ``fit`` (``reset=True``) records its column
-    names as ``feature_names_in_``, and a later call refuses other names or another order (and
-    warns when only one of the two inputs has names), as scikit-learn does; the messages quote
-    column names (public schema), never a value."""
-    from sklearn.utils.validation import validate_data
-
-    try:
-        # C order: a DataFrame converts to a column-major array, and BLAS may round a product
-        # differently by layout; one layout makes a fit on a DataFrame that on its array.
-        return validate_data(estimator, X, reset=reset, dtype=np.float64, order="C")
-    except (TypeError, ValueError) as err:  # TypeError: e.g. column names of mixed types
-        raise InvalidParameterError(str(err), "X") from None
 
 
 def validate_Xy(

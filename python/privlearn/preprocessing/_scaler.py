@@ -83,8 +83,8 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from .._certified import SharedCloneMixin
-from .._validate import check_delta, check_epsilon, check_integer
+from .._certified import SharedCloneMixin, validate_X
+from .._validate import check_boolean, check_delta, check_epsilon, check_integer
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 
@@ -95,12 +95,6 @@ LABEL = "StandardScaler"
 SUM_MARGIN = 2.0**-30
 #: Rounding slack of one exactly-rounded sum of ``n`` terms, relative to its per-term bound.
 FSUM_SLACK = 2.0**-52
-
-
-def _boolean(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name}: must be True or False; got {value!r}", name)
-    return bool(value)
 
 
 def _bounds_arg(value: object) -> Tuple[np.ndarray, np.ndarray]:
@@ -247,8 +241,8 @@ class StandardScaler(  # type: ignore[misc]
     def _params(self) -> Tuple[float, float, bool, bool, np.ndarray, np.ndarray]:
         eps = check_epsilon(self.epsilon, exact=True)
         delta = check_delta(self.delta, zero_ok=True, exact=True)
-        with_mean = _boolean(self.with_mean, "with_mean")
-        with_std = _boolean(self.with_std, "with_std")
+        with_mean = check_boolean(self.with_mean, "with_mean")
+        with_std = check_boolean(self.with_std, "with_std")
         lo, hi = _bounds_arg(self.bounds)
         check_accountant(self.accountant)
         return eps, delta, with_mean, with_std, lo, hi
@@ -282,11 +276,9 @@ class StandardScaler(  # type: ignore[misc]
     # -- fit ----------------------------------------------------------------------------------
 
     def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
-        from sklearn.utils.validation import validate_data
-
         try:
-            return validate_data(self, X, reset=reset, dtype=np.float64, order="C")
-        except (TypeError, ValueError) as err:
+            return validate_X(self, X, reset=reset)
+        except InvalidParameterError as err:  # the message names its parameter first
             raise InvalidParameterError(f"X: {err}", "X") from None
 
     def fit(self, X: Any, y: Any = None) -> "StandardScaler":
