@@ -93,8 +93,13 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
     ("accounting", ("privlearn.accounting",), "Budget, Accountant, composition, amplification"),
     (
         "primitives",
-        ("privlearn.gf2", "privlearn.hypotheses", "privlearn.mechanisms"),
-        "GF(2) algebra, hypothesis classes and dichotomies, the mechanisms",
+        (
+            "privlearn.gf2",
+            "privlearn.hypotheses",
+            "privlearn.mechanisms",
+            "privlearn._private_quantile",
+        ),
+        "GF(2) algebra, hypothesis classes and dichotomies, the mechanisms, the private quantile",
     ),
     (
         "certified",

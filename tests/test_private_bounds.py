@@ -32,22 +32,20 @@ import mpmath
 import numpy as np
 import pytest
 
-from privlearn.accounting._event import PrivacyEvent
-from privlearn.audit import audit
-from privlearn.errors import InvalidParameterError
-from privlearn.learners._base import charged
-from privlearn.learners._private_bounds import (
+from privlearn._private_quantile import (
     DEFAULT_GRID,
     GUARD_DOUBLINGS,
-    bound_or_private,
     count_points,
     far_tail_probability,
     geometric_grid,
     private_quantile_bound,
     private_quantile_from_counts,
-    release_bounds,
-    split_epsilon,
 )
+from privlearn.accounting._event import PrivacyEvent
+from privlearn.audit import audit
+from privlearn.errors import InvalidParameterError
+from privlearn.learners._base import charged
+from privlearn.learners._private_bounds import bound_or_private, release_bounds, split_epsilon
 from privlearn.mechanisms import exponential
 from privlearn.random import Generator
 from replay import Entry, Tap, check_entry, replace_one_pairs

@@ -622,7 +622,7 @@ def norm_counts(X: Any, y: Any = None, *, grid_x: Any = None, grid_y: Any = None
 
     ``counts.x[k] = #{i : ||x_i||_2 <= grid_x[k]}`` and ``counts.y[k] = #{i : |y_i| <=
     grid_y[k]}`` (no noise; the input of
-    :func:`~._private_bounds.private_quantile_from_counts`). The norms are computed row by row
+    :func:`~privlearn._private_quantile.private_quantile_from_counts`). The norms are computed row by row
     in a fixed order (as the clipping of :func:`clip_block` does), so the counts are equal on
     numpy and Dask input. Either grid may be ``None`` (its counts are then ``None``); ``X`` may
     be ``None`` when only labels are counted.

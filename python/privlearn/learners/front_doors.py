@@ -310,7 +310,7 @@ class _FrontDoor:
         epsilon`` is small) is split evenly between the private quantile of the row norms and
         (regression) that of ``|y|`` (the plan's quantiles: ``NORM_QUANTILE`` and
         ``LABEL_QUANTILE``, moved towards the median when ``n epsilon`` is small; a declared
-        ``bounds_fraction`` keeps them), each released by :func:`~._private_bounds.private_quantile_bound`
+        ``bounds_fraction`` keeps them), each released by :func:`~privlearn._private_quantile.private_quantile_bound`
         (``epsilon_b``-DP, bounded range, replace-one sensitivity 1), and the delegate is fitted
         with the released values as declared bounds and the rest of ``epsilon`` at ``delta``.
         Clipping to a released value is post-processing, so by basic composition the whole
@@ -319,16 +319,11 @@ class _FrontDoor:
         child accountant's ledger shows the split (the bound releases, then the delegate's
         charge); one generator is shared by every draw.
         """
+        from .._private_quantile import private_quantile_bound
         from ..accounting import Budget
         from ..random import as_generator
         from ._base import validate_Xy
-        from ._private_bounds import (
-            LABEL_QUANTILE,
-            NORM_QUANTILE,
-            bounds_plan,
-            private_quantile_bound,
-            split_epsilon,
-        )
+        from ._private_bounds import LABEL_QUANTILE, NORM_QUANTILE, bounds_plan, split_epsilon
 
         classifier = isinstance(self, PrivateLogisticRegression)
         epsilon = delegate.epsilon

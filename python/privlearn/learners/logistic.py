@@ -41,11 +41,12 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator
 
 from .. import _core
+from .._private_quantile import private_quantile_bound
 from .._validate import check_delta, check_epsilon, check_integer, check_real
 from ..errors import InvalidParameterError
 from . import _base
 from ._base import LinearClassifierMixin, Normalised, PrivateEstimatorMixin
-from ._private_bounds import NORM_QUANTILE, PRIVATE, bound_or_private, private_quantile_bound
+from ._private_bounds import NORM_QUANTILE, PRIVATE, bound_or_private
 from ._solvers import Loss, SolverError, newton
 
 __all__ = [
@@ -124,7 +125,7 @@ def _gaussian_for_rho(sensitivity: float, rho: float, dim: int) -> Tuple[float, 
 def center_grid(data_norm: float) -> np.ndarray:
     """The public grid of the centred bound of ``center="private"``: ``2^(k/8)`` in
     ``[data_norm / 64, 2 data_norm]`` (a function of the declared bound only)."""
-    from ._private_bounds import geometric_grid
+    from .._private_quantile import geometric_grid
 
     return geometric_grid(data_norm / 64.0, 2.0 * data_norm)
 
