@@ -50,6 +50,7 @@ RELEASE_PACKAGES = (
     "privlearn.prediction",
     "privlearn.query_release",
     "privlearn.preprocessing",
+    "privlearn.pipeline",
 )
 # Methods through which a class touches private data.
 DATA_METHODS = ("fit", "start", "query", "predict")

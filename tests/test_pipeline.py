@@ -316,3 +316,138 @@ def test_a_private_preprocessing_pipeline_may_end_with_a_stateless_step():
     with pytest.raises(ValueError):
         fresh.fit(np.full((4, 3), np.nan))
     assert not hasattr(fresh, "privacy_")
+
+
+# ------------------------------------------------------------------------------------------
+# One charge for the whole pipeline (a pipeline accountant)
+# ------------------------------------------------------------------------------------------
+
+
+class Overcharging(NoisyCentre):
+    """A broken private step: it states ``Budget(epsilon)`` but charges twice that."""
+
+    def fit(self, X, y=None):
+        self.epsilon, stated = 2 * self.epsilon, self.epsilon
+        try:
+            return super().fit(X, y)
+        finally:
+            self.epsilon = stated
+
+
+def test_a_pipeline_accountant_is_charged_once_with_the_composition():
+    from privlearn.preprocessing import StandardScaler as PrivateScaler
+
+    X, y = _data(n=200)
+    acct = Accountant(Budget(10.0, 1e-3))
+    scaler = PrivateScaler(0.5, bounds=(-4.0, 4.0), rng=1)
+    model = _adassp(eps=0.75, delta=1e-7)
+    pipe = make_private_pipeline(scaler, Normalizer(), model, accountant=acct, label="mine")
+    pipe.fit(X, y)
+    # One entry; its budget is the sum written here: (0.5 + 0.75, 0 + 1e-7).
+    assert len(acct.ledger) == 1
+    (entry,) = acct.ledger
+    assert entry.label == "mine"
+    assert acct.spent == Budget(1.25, 1e-7) == pipe.privacy_
+    # The steps' accountant parameters are None again, and the fit released what it should.
+    assert scaler.accountant is None and model.accountant is None
+    assert pipe.predict(X).shape == (len(X),)
+    # fit_transform of a transformer pipeline charges once as well; the default label.
+    acct2 = Accountant(Budget(1.0))
+    tpipe = make_private_pipeline(NoisyCentre(0.5, 4.0, rng=2), accountant=acct2)
+    assert tpipe.fit_transform(X).shape == X.shape
+    assert [e.label for e in acct2.ledger] == ["PrivatePipeline"]
+    assert acct2.spent == Budget(0.5)
+
+
+def test_nested_pipelines_under_one_accountant_charge_once():
+    X, y = _data()
+    acct = Accountant(Budget(10.0, 1e-3))
+    outer = make_private_pipeline(
+        NoisyCentre(0.25, 4.0, rng=3),
+        make_private_pipeline(NoisyCentre(0.5, 1.0, rng=4), FunctionTransformer(np.tanh)),
+        _adassp(eps=0.125, delta=2e-7),
+        accountant=acct,
+    )
+    outer.fit(X, y)
+    assert len(acct.ledger) == 1 and acct.spent == Budget(0.875, 2e-7)
+    assert outer[1].accountant is None
+
+
+def test_a_step_with_its_own_accountant_is_refused_under_a_pipeline_accountant():
+    acct, own = Accountant(Budget(10.0, 1e-3)), Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(Normalizer(), _adassp(own), accountant=acct)
+    with pytest.raises(InvalidParameterError, match="'adasspregressor'.*own accountant"):
+        pipe.fit(Untouchable(), np.zeros(30))
+    nested = make_private_pipeline(
+        make_private_pipeline(NoisyCentre(0.5, 1.0, accountant=own)), _adassp(), accountant=acct
+    )
+    with pytest.raises(
+        InvalidParameterError, match="'privatepipeline__noisycentre'.*own accountant"
+    ):
+        nested.fit(Untouchable(), np.zeros(30))
+    assert acct.ledger == () and own.ledger == ()
+
+
+def test_a_pipeline_accountant_that_cannot_pay_reads_nothing():
+    from privlearn.errors import BudgetExceededError
+
+    acct = Accountant(Budget(1.0, 1e-3))
+    pipe = make_private_pipeline(NoisyCentre(0.5, 4.0), _adassp(eps=0.75), accountant=acct)
+    with pytest.raises(BudgetExceededError):
+        pipe.fit(Untouchable(), np.zeros(30))
+    assert acct.ledger == ()
+    assert pipe[0].accountant is None and pipe[1].accountant is None
+
+
+def test_bad_input_before_any_release_charges_nothing():
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(Normalizer(), _adassp(), accountant=acct)
+    X, y = _data()
+    X[3, 1] = np.nan
+    with pytest.raises((ValueError, InvalidParameterError)):
+        pipe.fit(X, y)
+    assert acct.ledger == () and not hasattr(pipe, "privacy_")
+    assert pipe[-1].accountant is None
+
+
+def test_a_failure_after_a_release_is_charged():
+    # The first step releases its noisy means; the model then refuses the NaN labels. The
+    # fitted first step stays in the pipeline, so the whole composed charge is committed.
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(NoisyCentre(0.5, 4.0, rng=6), _adassp(), accountant=acct)
+    X, y = _data()
+    y[0] = np.nan
+    with pytest.raises(InvalidParameterError):
+        pipe.fit(X, y)
+    assert len(acct.ledger) == 1 and acct.spent == Budget(1.5, 1e-6)
+    assert hasattr(pipe[0], "mean_") and not hasattr(pipe, "privacy_")
+
+
+def test_a_step_that_charges_more_than_it_states_fails_before_drawing():
+    from privlearn.errors import BudgetExceededError
+
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(Overcharging(0.5, 4.0, rng=7), _adassp(), accountant=acct)
+    X, y = _data()
+    with pytest.raises(BudgetExceededError):
+        pipe.fit(X, y)
+    assert acct.ledger == () and not hasattr(pipe[0], "mean_")
+
+
+def test_cross_validation_under_a_pipeline_accountant_charges_each_fit_once():
+    X, y = _data(n=150)
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(Normalizer(), _adassp(rng=None), accountant=acct)
+    assert clone(pipe).accountant is acct  # shared, not copied
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.shape == (3,)
+    assert len(acct.ledger) == 3 and acct.spent == Budget(3.0, 3e-6)
+
+
+def test_bad_pipeline_accountant_or_label_is_refused_before_data():
+    pipe = make_private_pipeline(_adassp(), accountant="not an accountant")
+    with pytest.raises(InvalidParameterError, match="accountant"):
+        pipe.fit(Untouchable(), np.zeros(30))
+    pipe = make_private_pipeline(_adassp(), accountant=Accountant(Budget(2.0, 1e-3)), label="")
+    with pytest.raises(InvalidParameterError, match="label"):
+        pipe.fit(Untouchable(), np.zeros(30))

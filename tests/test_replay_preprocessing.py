@@ -106,6 +106,37 @@ ENTRIES = [
 ]
 
 
+def _pipeline_pairs():
+    """Replace-one neighbours of ``(X, y)``: the scaler's worst rows with extreme labels."""
+    g = np.random.default_rng(23)
+    X = g.uniform(LO, HI, size=(N, 2))
+    y = g.uniform(-1.0, 1.0, size=N)
+    rows = [
+        ("lower, label -1", (LO.copy(), -1.0)),
+        ("upper, label +1", (HI.copy(), 1.0)),
+        ("beyond, label 5", (np.array([-7.0, 9.0]), 5.0)),
+    ]
+    return replace_one_pairs((X, y), rows, cross=((0, 1),))
+
+
+def _run_pipeline(data, acct, seed):
+    """A scaler and a private regressor under one pipeline accountant (one composed charge)."""
+    from privlearn.learners import AdaSSPRegressor
+    from privlearn.pipeline import make_private_pipeline
+
+    X, y = data
+    pipe = make_private_pipeline(
+        StandardScaler(0.5, bounds=(LO, HI), rng=seed),
+        AdaSSPRegressor(0.5, delta=1e-6, data_norm=4.0, label_bound=1.0, rng=seed + 1),
+        accountant=acct,
+    )
+    pipe.fit(X, y)
+    return {"pipeline": pipe, "coef": pipe[-1].coef_}
+
+
+ENTRIES.append(Entry("pipeline scaler and adassp, one charge", _run_pipeline, _pipeline_pairs))
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
 def test_neighbour_replay(entry):
     assert check_entry(entry) > 0

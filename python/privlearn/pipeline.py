@@ -85,9 +85,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from ._certified import public_n_samples
 from ._validate import check_integer
 from .accounting import Budget, compose_basic
+from .accounting._accountant import check_accountant
 from .errors import InvalidParameterError
 
 __all__ = ["PrivatePipeline", "make_private_pipeline"]
+
+#: The ledger label of a pipeline's single charge (its ``label`` parameter's default).
+LABEL = "PrivatePipeline"
 
 #: What to use instead of a refused scikit-learn step, by class name (the rest get a generic hint).
 _INSTEAD = {
@@ -195,6 +199,11 @@ def _check_steps(steps: Any, *, require_private: bool) -> List[Tuple[str, Any]]:
     return private
 
 
+def _private_steps(steps: Any) -> List[Tuple[str, Any]]:
+    """The private steps of checked ``steps`` (a nested pipeline counts as one)."""
+    return [(name, step) for name, step in steps if _step_kind(name, step) == "private"]
+
+
 class PrivatePipeline(Pipeline):
     r"""A scikit-learn :class:`~sklearn.pipeline.Pipeline` whose every step is private or
     stateless, checked without data when built and again at every fit.
@@ -202,6 +211,12 @@ class PrivatePipeline(Pipeline):
     See the module documentation (:mod:`privlearn.pipeline`) for the rule, what the user
     asserts by passing a stateless transformer, and the derivation of the guarantee. Build it
     with :func:`make_private_pipeline` (which names the steps).
+
+    **Guarantee.** A fit is :math:`(\sum_i \varepsilon_i, \sum_i \delta_i)`-DP, the basic
+    composition of its private steps' ``privacy_guarantee(n)`` (adaptive composition, Dwork
+    and Roth, Theorem 3.16): replace-one neighbours with ``n`` public, with ``rng=None`` in
+    every private step; the stateless steps are per-record maps and ``predict`` /
+    ``transform`` are post-processing.
 
     Parameters
     ----------
@@ -215,6 +230,11 @@ class PrivatePipeline(Pipeline):
         not supported).
     verbose : bool, default False
         As for :class:`~sklearn.pipeline.Pipeline`.
+    accountant : Accountant, optional
+        If given, charged once per fit for the whole pipeline (see Notes); every private step
+        must then have ``accountant=None``. Clones share it.
+    label : str, default "PrivatePipeline"
+        The ledger label of that charge.
 
     Attributes
     ----------
@@ -232,10 +252,28 @@ class PrivatePipeline(Pipeline):
 
     Notes
     -----
-    Each private step charges its own accountant as it does outside a pipeline, once per fit
-    (so cross-validation with ``k`` folds charges ``k`` fits, and clones share the
-    accountant). Charging the whole pipeline once, as one composed event on one accountant,
-    is left to a later version; :attr:`privacy_` states the composed guarantee.
+    **Charging.** With ``accountant=None`` each private step charges its own accountant (if it
+    has one) as it does outside a pipeline, once per fit. With a pipeline ``accountant``, the
+    pipeline is charged **once per fit**: one ledger entry, labelled ``label``, whose event is
+    the composition (:meth:`PrivacyEvent.composed <privlearn.accounting.PrivacyEvent.composed>`)
+    of the private steps' guarantees, each as an ``(epsilon, delta)`` event
+    (:meth:`PrivacyEvent.from_budget <privlearn.accounting.PrivacyEvent.from_budget>`); its
+    budget is :attr:`privacy_`. Every private step must then have ``accountant=None`` (a step
+    with its own accountant would be charged twice, so it is refused before the data are read)
+    and an ``accountant`` parameter (every privlearn release has one). During the fit each
+    private step charges a recording accountant whose cap is exactly its
+    ``privacy_guarantee(n)`` (a step that would charge more fails before it draws), and its
+    ``accountant`` parameter is restored to ``None`` afterwards. The charge is reserved before
+    the data are read (a spend that does not fit raises
+    :class:`~privlearn.errors.BudgetExceededError` and nothing is read or drawn), and
+    committed when the fit returns, **or when it raises after a step has released something**
+    (the fitted earlier steps stay in the pipeline, so their releases count); an error before
+    any release (bad input, NaN) charges nothing. Under a zCDP, RDP or PLD accountant the steps
+    are composed as ``(epsilon, delta)`` events (valid; the steps' native events, which their
+    own accountants would compose more tightly, are not used).
+
+    Either way cross-validation with ``k`` folds charges ``k`` fits, and clones share the
+    accountants (scikit-learn's ``clone`` copies neither).
 
     Examples
     --------
@@ -268,9 +306,23 @@ class PrivatePipeline(Pipeline):
         transform_input: Optional[List[str]] = None,
         memory: Any = None,
         verbose: bool = False,
+        accountant: Any = None,
+        label: str = LABEL,
     ) -> None:
         _check_steps(steps, require_private=False)
         super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
+        self.accountant = accountant
+        self.label = label
+
+    def __sklearn_clone__(self) -> Any:
+        """Clone as scikit-learn does (the steps cloned unfitted), sharing the accountant: it
+        must see the charges of every copy (cross-validation, grid search)."""
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)
+        return type(self)(
+            **{k: v if k == "accountant" else clone(v, safe=False) for k, v in params.items()}
+        )
 
     def privacy_guarantee(self, n_samples: int) -> Budget:
         """The guarantee of one ``fit`` on ``n_samples`` records: the basic composition of the
@@ -324,41 +376,110 @@ class PrivatePipeline(Pipeline):
                 "memory",
             )
         _check_steps(self.steps, require_private=True)  # before X is looked at
+        check_accountant(self.accountant)
+        if not isinstance(self.label, str) or not self.label:
+            raise InvalidParameterError(
+                f"label: must be a non-empty str; got {self.label!r}", "label"
+            )
+        if self.accountant is not None:
+            _refuse_own_accountants(self.steps, "")
         return self.privacy_guarantee(public_n_samples(X))
+
+    def _fit_charged(self, method: str, X: Any, y: Any, params: Any) -> Any:
+        """Run scikit-learn's ``Pipeline.<method>(X, y, **params)`` after the checks of
+        :meth:`_before_fit`, charging the pipeline's accountant once (class Notes); set
+        :attr:`privacy_`."""
+        privacy = self._before_fit(X)
+        fit = getattr(super(), method)  # after the checks: fit_predict may not exist
+        if self.accountant is None:
+            out = fit(X, y, **params)
+            self.privacy_ = privacy
+            return out
+        from .accounting import Accountant
+        from .accounting._event import PrivacyEvent
+
+        n = public_n_samples(X)
+        private = _private_steps(self.steps)
+        budgets = [step.privacy_guarantee(n) for _name, step in private]
+        event = PrivacyEvent.composed(
+            [PrivacyEvent.from_budget(b) for b in budgets], budget=privacy
+        )
+        recorders = [Accountant(b) for b in budgets]
+        failure: Optional[BaseException] = None
+        try:
+            for (_name, step), recorder in zip(private, recorders):
+                step.set_params(accountant=recorder)
+            with self.accountant.transaction(event, self.label):
+                try:
+                    out = fit(X, y, **params)
+                except Exception as err:
+                    if not any(r.ledger for r in recorders):
+                        raise  # nothing was released: nothing is charged
+                    failure = err  # something was released: commit the charge, then re-raise
+        finally:
+            for _name, step in private:
+                step.set_params(accountant=None)
+        if failure is not None:
+            raise failure
+        self.privacy_ = privacy
+        return out
 
     def fit(self, X: Any, y: Any = None, **params: Any) -> "PrivatePipeline":
         """Check the steps (no data read), then fit as :meth:`sklearn.pipeline.Pipeline.fit`
-        and set :attr:`privacy_`.
+        and set :attr:`privacy_`; with a pipeline ``accountant``, charge it once (class Notes).
 
         Raises
         ------
         InvalidParameterError
             See the class documentation; raised before the data are read.
+        BudgetExceededError
+            If the pipeline's accountant cannot pay :attr:`privacy_`; nothing is read.
         """
-        privacy = self._before_fit(X)
-        super().fit(X, y, **params)
-        self.privacy_ = privacy
+        self._fit_charged("fit", X, y, params)
         return self
 
     def fit_transform(self, X: Any, y: Any = None, **params: Any) -> Any:
         """Check the steps (no data read), then as
-        :meth:`sklearn.pipeline.Pipeline.fit_transform`; sets :attr:`privacy_`."""
-        privacy = self._before_fit(X)
-        out = super().fit_transform(X, y, **params)
-        self.privacy_ = privacy
-        return out
+        :meth:`sklearn.pipeline.Pipeline.fit_transform`; sets :attr:`privacy_` and charges as
+        :meth:`fit`."""
+        return self._fit_charged("fit_transform", X, y, params)
 
     def fit_predict(self, X: Any, y: Any = None, **params: Any) -> Any:
         """Check the steps (no data read), then as
-        :meth:`sklearn.pipeline.Pipeline.fit_predict`; sets :attr:`privacy_`."""
-        privacy = self._before_fit(X)
-        out = super().fit_predict(X, y, **params)
-        self.privacy_ = privacy
-        return out
+        :meth:`sklearn.pipeline.Pipeline.fit_predict`; sets :attr:`privacy_` and charges as
+        :meth:`fit`."""
+        return self._fit_charged("fit_predict", X, y, params)
+
+
+def _refuse_own_accountants(steps: Any, prefix: str) -> None:
+    """Under a pipeline accountant: refuse a private step (at any depth of nested pipelines)
+    that has its own accountant or no ``accountant`` parameter. Reads no data."""
+    for name, step in _private_steps(steps):
+        where = f"steps: step {prefix + name!r} ({type(step).__name__})"
+        params = step.get_params(deep=False) if hasattr(step, "get_params") else {}
+        if "accountant" not in params:
+            raise InvalidParameterError(
+                f"{where} has no accountant parameter, so the pipeline's accountant cannot "
+                "see what it charges; give the pipeline no accountant",
+                "steps",
+            )
+        if params["accountant"] is not None:
+            raise InvalidParameterError(
+                f"{where} has its own accountant, but the pipeline's accountant charges the "
+                "whole pipeline once: it would be charged twice; pass accountant=None to the "
+                "step, or give the pipeline no accountant",
+                "steps",
+            )
+        if isinstance(step, PrivatePipeline):
+            _refuse_own_accountants(step.steps, f"{prefix}{name}__")
 
 
 def make_private_pipeline(
-    *steps: Any, memory: Any = None, verbose: bool = False
+    *steps: Any,
+    memory: Any = None,
+    verbose: bool = False,
+    accountant: Any = None,
+    label: str = LABEL,
 ) -> PrivatePipeline:
     r"""Build a :class:`PrivatePipeline` from estimators, naming the steps as
     :func:`sklearn.pipeline.make_pipeline` does (the lower-cased class name, numbered when
@@ -378,6 +499,11 @@ def make_private_pipeline(
         Must be ``None`` (caching is refused at fit; see :class:`PrivatePipeline`).
     verbose : bool, default False
         Print the time of each step's fit.
+    accountant : Accountant, optional
+        Charged once per fit for the whole pipeline; the private steps must then have
+        ``accountant=None`` (see :class:`PrivatePipeline`, Notes).
+    label : str, default "PrivatePipeline"
+        The ledger label of that charge.
 
     Returns
     -------
@@ -393,8 +519,8 @@ def make_private_pipeline(
 
     Notes
     -----
-    Each private step charges its own accountant on every fit; charging the pipeline once as
-    one composed event is left to a later version.
+    Without ``accountant`` each private step charges its own accountant on every fit; with it
+    the pipeline is charged once per fit, as one composed event.
 
     Examples
     --------
@@ -412,4 +538,6 @@ def make_private_pipeline(
     """
     named = make_pipeline(*steps).steps  # scikit-learn's naming; its Pipeline checks nothing
     _check_steps(named, require_private=True)
-    return PrivatePipeline(named, memory=memory, verbose=verbose)
+    return PrivatePipeline(
+        named, memory=memory, verbose=verbose, accountant=accountant, label=label
+    )
