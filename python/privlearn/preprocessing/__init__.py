@@ -9,10 +9,13 @@ docstring (replace-one neighbours, ``n`` public) and answers
 
 * :class:`StandardScaler`: private mean and standard deviation per feature, from declared
   per-feature bounds (Laplace or Gaussian mechanism).
+* :class:`Clipper`: clips every row to an L2-norm bound (and provides a label bound), each
+  declared or released as a private quantile (exponential mechanism on a public grid).
 """
 
 from __future__ import annotations
 
+from ._clipper import Clipper
 from ._scaler import StandardScaler
 
-__all__ = ["StandardScaler"]
+__all__ = ["Clipper", "StandardScaler"]
