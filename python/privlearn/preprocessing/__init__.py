@@ -11,11 +11,14 @@ docstring (replace-one neighbours, ``n`` public) and answers
   per-feature bounds (Laplace or Gaussian mechanism).
 * :class:`Clipper`: clips every row to an L2-norm bound (and provides a label bound), each
   declared or released as a private quantile (exponential mechanism on a public grid).
+* :class:`PCA`: private principal components (Analyze Gauss: the second-moment matrix of the
+  centred rows clipped to a declared norm, with symmetric Gaussian noise; zCDP calibration).
 """
 
 from __future__ import annotations
 
 from ._clipper import Clipper
+from ._pca import PCA
 from ._scaler import StandardScaler
 
-__all__ = ["Clipper", "StandardScaler"]
+__all__ = ["Clipper", "PCA", "StandardScaler"]
