@@ -96,8 +96,8 @@ LABEL = "PrivatePipeline"
 #: What to use instead of a refused scikit-learn step, by class name (the rest get a generic hint).
 _INSTEAD = {
     "StandardScaler": "privlearn.preprocessing.StandardScaler (private means and variances)",
-    "MinMaxScaler": "privlearn.preprocessing.StandardScaler, or declared bounds in the learner",
-    "RobustScaler": "privlearn.preprocessing.StandardScaler, or declared bounds in the learner",
+    "MinMaxScaler": "privlearn.preprocessing.MinMaxScaler (private low and high quantiles)",
+    "RobustScaler": "privlearn.preprocessing.RobustScaler (private median and quantile range)",
     "MaxAbsScaler": "privlearn.preprocessing.StandardScaler, or declared bounds in the learner",
     "SimpleImputer": "impute with constants chosen without the data, e.g. "
     "FunctionTransformer(lambda X: numpy.nan_to_num(X, nan=0.0))",

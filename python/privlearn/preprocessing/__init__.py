@@ -9,6 +9,9 @@ docstring (replace-one neighbours, ``n`` public) and answers
 
 * :class:`StandardScaler`: private mean and standard deviation per feature, from declared
   per-feature bounds (Laplace or Gaussian mechanism).
+* :class:`MinMaxScaler` and :class:`RobustScaler`: private per-feature quantiles (exponential
+  mechanism on a public grid inside declared bounds) as the minimum / maximum, or the median
+  and interquantile range.
 * :class:`Clipper`: clips every row to an L2-norm bound (and provides a label bound), each
   declared or released as a private quantile (exponential mechanism on a public grid).
 * :class:`PCA`: private principal components (Analyze Gauss: the second-moment matrix of the
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from ._clipper import Clipper
 from ._pca import PCA
+from ._quantile_scalers import MinMaxScaler, RobustScaler
 from ._scaler import StandardScaler
 
-__all__ = ["Clipper", "PCA", "StandardScaler"]
+__all__ = ["Clipper", "MinMaxScaler", "PCA", "RobustScaler", "StandardScaler"]
