@@ -98,11 +98,10 @@ _INSTEAD = {
     "StandardScaler": "privlearn.preprocessing.StandardScaler (private means and variances)",
     "MinMaxScaler": "privlearn.preprocessing.MinMaxScaler (private low and high quantiles)",
     "RobustScaler": "privlearn.preprocessing.RobustScaler (private median and quantile range)",
-    "MaxAbsScaler": "privlearn.preprocessing.StandardScaler, or declared bounds in the learner",
+    "MaxAbsScaler": "privlearn.preprocessing.MinMaxScaler, or declared bounds in the learner",
     "SimpleImputer": "impute with constants chosen without the data, e.g. "
     "FunctionTransformer(lambda X: numpy.nan_to_num(X, nan=0.0))",
-    "PCA": "no private PCA yet: drop the step, or reduce dimensions with a fixed projection in a "
-    "FunctionTransformer",
+    "PCA": "privlearn.preprocessing.PCA (private components from a declared data_norm)",
     "Pipeline": "privlearn.pipeline.make_private_pipeline for the nested pipeline",
 }
 
