@@ -20,6 +20,13 @@ the first with ``with_std=False``).
   sensitivity and the epsilon the fit passed to the sampler, captured by the tap, plus the
   same sampler's noise). Power: the same pipeline fitted at ``2 epsilon`` (half the noise) is
   refuted against the claim ``epsilon``.
+* **Private bounds** (second half of the file): the released bounds' law (the exponential
+  mechanism with the guarded utility of ``tests/bounds_reference.py``, chi-square, with the law
+  at twice the share rejected), the budget split written from the formula and read from the
+  ledger's composed event, the plan of the fraction, the refusal ``n epsilon_b < 16``, the sums'
+  noise given the released bounds (Laplace; the normalised Gaussian), the range always > 0, and
+  an audit of the whole fit (quantile and sums) on worst-case neighbours with a power check at
+  twice epsilon.
 """
 
 from __future__ import annotations
@@ -206,6 +213,26 @@ BAD = [
     ("missing epsilon", dict(epsilon=None, bounds=(0.0, 1.0)), _data(), "epsilon"),
     ("delta 1", dict(delta=1.0, bounds=(0.0, 1.0)), _data(), "delta"),
     ("with_std", dict(with_std="yes", bounds=(0.0, 1.0)), _data(), "with_std"),
+    # private bounds
+    ("private typo", dict(bounds="privat"), _data(), "bounds"),
+    ("private side typo", dict(bounds=(0.0, "Private")), _data(), "bounds"),
+    ("per-feature typo", dict(bounds=(["private", "x"], 1.0)), _data(), "bounds"),
+    ("per-feature None", dict(bounds=([None, 0.0], "private")), _data(), "bounds"),
+    ("NaN next to private", dict(bounds=([np.nan, 0.0], "private")), _data(), "bounds"),
+    ("huge side next to private", dict(bounds=(1e101, "private")), _data(), "bounds"),
+    ("private length", dict(bounds=(["private"] * 3, "private")), _data(), "bounds"),
+    ("three private", dict(bounds=("private",) * 3), _data(), "bounds"),
+    ("fraction 0", dict(bounds="private", bounds_fraction=0.0), _data(), "bounds_fraction"),
+    ("fraction 1", dict(bounds="private", bounds_fraction=1.0), _data(), "bounds_fraction"),
+    ("fraction NaN", dict(bounds="private", bounds_fraction=np.nan), _data(), "bounds_fraction"),
+    ("fraction str", dict(bounds="private", bounds_fraction="0.2"), _data(), "bounds_fraction"),
+    ("quantile 1", dict(bounds="private", bounds_quantile=1.0), _data(), "bounds_quantile"),
+    ("quantile -0.5", dict(bounds="private", bounds_quantile=-0.5), _data(), "bounds_quantile"),
+    ("quantile None", dict(bounds="private", bounds_quantile=None), _data(), "bounds_quantile"),
+    ("private NaN X", dict(bounds="private"), np.array([[0.0, 1.0], [np.nan, 2.0]]), "X"),
+    ("private inf X", dict(bounds=(0.0, "private")), np.array([[0.0, np.inf]]), "X"),
+    ("private n eps too small", dict(bounds="private"), _data(), "bounds"),
+    ("one private side too small", dict(bounds=(0.0, [1.0, "private"])), _data(), "bounds"),
 ]
 
 
@@ -231,6 +258,9 @@ def test_missing_bounds_is_refused_without_reading_the_data():
     with pytest.raises(InvalidParameterError) as err:
         StandardScaler(EPS, bounds=(0.0, 0.0)).fit(Untouchable())
     assert err.value.parameter == "bounds"
+    with pytest.raises(InvalidParameterError) as err:
+        StandardScaler(EPS, bounds="private", bounds_fraction=2.0).fit(Untouchable())
+    assert err.value.parameter == "bounds_fraction"
 
 
 def test_budget_exceeded_draws_nothing():
@@ -279,6 +309,8 @@ def test_clone_get_params_and_shared_accountant():
         "delta",
         "with_mean",
         "with_std",
+        "bounds_quantile",
+        "bounds_fraction",
         "accountant",
         "rng",
     }
@@ -335,3 +367,358 @@ def test_in_a_pipeline_with_a_private_learner():
     assert [e.label for e in acct.ledger][0] == "StandardScaler"
     assert acct.spent == Budget(2.0)
     assert pipe.predict(X).shape == (200,)
+
+
+# ============================================================================================
+# Private bounds (bounds="private", or "private" for some sides)
+# ============================================================================================
+#
+# Written here from the module docstring, never read from the estimator: a feature with both
+# sides private is clipped to [-B, B], B the private q-quantile of |x| on the public grid
+# 2^(k/8) in [1e-4, 1e8]; a feature with a declared lower side l and a private upper side gets
+# u = l + G, G the private quantile of max(x - l, 0) (a declared upper side u: l = u - G, G of
+# max(u - x, 0)). Each quantile is the exponential mechanism with the guarded utility of
+# tests/bounds_reference.py (scores in units of 2^-10, sensitivity 2^10) at eps_b = the largest
+# float <= bounds_fraction * epsilon / k, k the number of features with a private side; the
+# sums get the rest (the largest float <= epsilon - k eps_b) as the declared-bounds fit gets
+# epsilon. The plan (bounds_fraction=None): fraction = min(0.5, max(0.1, 32 k / (n epsilon))).
+# A fit is refused when n eps_b < 16.
+
+from fractions import Fraction  # noqa: E402
+
+from bounds_reference import guarded_scores, public_grid  # noqa: E402
+from privlearn import _core  # noqa: E402
+from privlearn.accounting._event import PrivacyEvent  # noqa: E402
+from privlearn.mechanisms import exponential  # noqa: E402
+from stats_helpers import (  # noqa: E402
+    assert_fits,
+    assert_rejects,
+    chi_square_pvalue,
+    softmax,
+)
+
+GRID = public_grid()
+
+
+def _down(x):
+    """The largest float <= the rational ``x``."""
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
+
+
+def _split(eps, fraction, k):
+    share = _down(Fraction(eps) * Fraction(fraction) / k)
+    return share, _down(Fraction(eps) - k * Fraction(share))
+
+
+def _plan(eps, n, k):
+    return min(0.5, max(0.1, 32 * k / (n * eps)))
+
+
+# Three features: both sides private, lower 0 declared / upper private, lower private / upper 5
+# declared. n = 24.
+PB_BOUNDS = (["private", 0.0, "private"], ["private", "private", 5.0])
+
+
+def _pb_data():
+    g = np.random.default_rng(8)
+    return np.column_stack(
+        [g.normal(0.0, 2.0, 24), g.exponential(3.0, 24), 5.0 - g.exponential(1.0, 24)]
+    )
+
+
+def _pb_values(X):
+    """The per-record values each feature's quantile is taken of (the module docstring's map)."""
+    return [np.abs(X[:, 0]), np.maximum(X[:, 1] - 0.0, 0.0), np.maximum(5.0 - X[:, 2], 0.0)]
+
+
+def _grid_index(g):
+    """The index of the grid point nearest ``g`` (a released side ``5 - G`` read back as ``5 -
+    lower`` is ``G`` up to the rounding of the subtraction; neighbouring points differ by 9%)."""
+    k = int(np.argmin(np.abs(GRID - g)))
+    assert abs(GRID[k] - g) <= 1e-9 * g + 1e-14, f"{g!r} is not a grid point"
+    return k
+
+
+def test_private_bounds_output_law_and_power():
+    X = _pb_data()
+    eps, f, q, fits = 6.0, 0.5, 0.9, 3000
+    share, _rest = _split(eps, f, 3)
+    assert share == 1.0 and 24 * share >= 16  # accepted
+    gen = Generator(2024)
+    idx = np.empty((fits, 3), dtype=int)
+    for t in range(fits):
+        sc = StandardScaler(
+            eps, bounds=PB_BOUNDS, bounds_quantile=q, bounds_fraction=f, rng=gen
+        ).fit(X)
+        lo, hi = sc.bounds_
+        assert lo[0] == -hi[0] and lo[1] == 0.0 and hi[2] == 5.0
+        idx[t] = [_grid_index(hi[0]), _grid_index(hi[1] - 0.0), _grid_index(5.0 - lo[2])]
+    for j, v in enumerate(_pb_values(X)):
+        scores = guarded_scores(v, q, 24)
+        counts = np.bincount(idx[:, j], minlength=GRID.size)
+        assert_fits(counts, softmax(scores, share / 2048), f"feature {j}")
+        assert_rejects(counts, softmax(scores, 2 * share / 2048), f"feature {j}, 2x share")
+        assert_power_check(
+            lambda c, counts=counts, scores=scores: chi_square_pvalue(
+                counts, softmax(scores, c * share / 2048)
+            ),
+            f"feature {j}",
+        )
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_private_bounds_budget_split_in_the_ledger(delta):
+    X = _pb_data()
+    eps, f = 8.0, 0.3
+    share, rest = _split(eps, f, 3)
+    acct = Accountant(Budget(100.0, 1e-3))
+    sc = StandardScaler(
+        eps, bounds=PB_BOUNDS, bounds_fraction=f, delta=delta, accountant=acct, rng=1
+    ).fit(X)
+    (entry,) = acct.ledger
+    assert entry.label == "StandardScaler"
+    assert (
+        entry.budget == (Budget(eps, delta) if delta else Budget(eps)) == sc.privacy_guarantee(24)
+    )
+    parts = entry.event.params
+    assert parts[:3] == (PrivacyEvent.bounded_range(share),) * 3
+    assert 3 * Fraction(share) + Fraction(rest) <= Fraction(eps)
+    if delta == 0:
+        assert parts[3:] == (PrivacyEvent.pure(rest / 2),) * 2
+    else:  # the normalised Gaussian release: L2 sensitivity 1, (rest / 2, delta / 2) each
+        assert [p.kind for p in parts[3:]] == ["discrete_gaussian"] * 2
+        assert all(p.budget == Budget(rest / 2, delta / 2) for p in parts[3:])
+    assert len(parts) == 5
+
+
+@pytest.mark.parametrize("n, eps, d", [(200, 1.0, 2), (5000, 1.0, 2), (400, 0.5, 3), (60, 8.0, 1)])
+def test_private_bounds_plan_of_the_fraction(n, eps, d):
+    X = np.random.default_rng(n).normal(size=(n, d))
+    acct = Accountant(Budget(100.0))
+    StandardScaler(eps, bounds="private", accountant=acct, rng=0).fit(X)
+    share, rest = _split(eps, _plan(eps, n, d), d)
+    parts = acct.ledger[0].event.params
+    assert parts[:d] == (PrivacyEvent.bounded_range(share),) * d
+    assert parts[d:] == (PrivacyEvent.pure(rest / 2),) * 2
+
+
+def test_private_bounds_refused_below_the_minimum_whatever_the_data():
+    # n eps_b >= 16 is needed: with d = 2 private features, bounds_fraction 0.5 and n = 64,
+    # epsilon = 1 gives eps_b = 0.25 and n eps_b = 16 (accepted); a hair less is refused.
+    for X in (np.zeros((64, 2)), np.random.default_rng(0).normal(size=(64, 2))):
+        StandardScaler(1.0, bounds="private", bounds_fraction=0.5, rng=0).fit(X)
+        acct = Accountant(Budget(10.0))
+        with Tap() as tap, pytest.raises(InvalidParameterError) as err:
+            StandardScaler(
+                math.nextafter(1.0, 0.0),
+                bounds="private",
+                bounds_fraction=0.5,
+                accountant=acct,
+                rng=0,
+            ).fit(X)
+        assert err.value.parameter == "bounds" and "n * epsilon_b" in str(err.value)
+        assert tap.calls == [] and acct.ledger == ()
+
+
+def _sums(X, lo, hi):
+    mid = lo / 2 + hi / 2
+    C = np.clip(X, lo, hi) - mid
+    return C.sum(axis=0), (C * C).sum(axis=0)
+
+
+def test_private_bounds_sums_are_calibrated_to_the_released_bounds():
+    """Laplace: given the released bounds, the sums' noise is Laplace(Delta / (rest / 2)) with
+    Delta_1 = sum_j (u_j - l_j), Delta_2 = sum_j ((u_j - l_j)/2)^2 (standardised per fit)."""
+    X = _pb_data()
+    eps, f = 6.0, 0.5
+    _share, rest = _split(eps, f, 3)
+    gen = Generator(31)
+    z1, z2 = [], []
+    for _ in range(2000):
+        with Tap() as tap:
+            sc = StandardScaler(eps, bounds=PB_BOUNDS, bounds_fraction=f, rng=gen).fit(X)
+        lo, hi = sc.bounds_
+        lap = [c for c in tap.calls if c.name == "laplace"]
+        assert [c.name for c in tap.calls] == ["exponential"] * 3 + ["laplace"] * 2
+        s1, s2 = _sums(X, lo, hi)
+        d1, d2 = float(np.sum(hi - lo)), float(np.sum(((hi - lo) / 2) ** 2))
+        for c, truth, sens, z in ((lap[0], s1, d1, z1), (lap[1], s2, d2, z2)):
+            np.testing.assert_allclose(c.value, truth, rtol=1e-12, atol=1e-12)
+            assert c.epsilon == rest / 2
+            assert math.isclose(c.sensitivity, sens, rel_tol=1e-9)
+            z.append((np.asarray(c.output) - c.value) / (sens / (rest / 2)))
+    for z, what in ((np.concatenate(z1), "sum"), (np.concatenate(z2), "second moment")):
+        assert_ks_fits(z, stats.laplace.cdf, what)
+        assert_power_check(lambda c, z=z: ks_pvalue(z, stats.laplace(scale=c).cdf), what)
+
+
+def test_private_bounds_gaussian_sums_are_released_normalised():
+    """delta > 0: each sum vector S is released as S / s + N(0, sigma(1, rest/2, delta/2)^2)
+    (then times s), s the L2 sensitivity written here from the released bounds."""
+    X = _pb_data()
+    eps, f, delta = 6.0, 0.5, 1e-6
+    _share, rest = _split(eps, f, 3)
+    sigma = gaussian_sigma(1.0, rest / 2, delta / 2, dim=3)
+    gen = Generator(32)
+    z = []
+    for _ in range(1500):
+        with Tap() as tap:
+            sc = StandardScaler(eps, bounds=PB_BOUNDS, bounds_fraction=f, delta=delta, rng=gen).fit(
+                X
+            )
+        lo, hi = sc.bounds_
+        gs = [c for c in tap.calls if c.name == "gaussian"]
+        s1, s2 = _sums(X, lo, hi)
+        l2 = (
+            float(np.sqrt(np.sum((hi - lo) ** 2))),
+            float(np.sqrt(np.sum((((hi - lo) / 2) ** 2) ** 2))),
+        )
+        for c, truth, s in zip(gs, (s1, s2), l2):
+            assert c.sensitivity == 1.0 and c.epsilon == rest / 2
+            np.testing.assert_allclose(c.value * s, truth, rtol=1e-9, atol=1e-9 * s)
+            z.append(np.asarray(c.output) - c.value)
+    z = np.concatenate(z)
+    assert_ks_fits(z, stats.norm(scale=sigma).cdf, "normalised sums")
+    assert_power_check(lambda c: ks_pvalue(z, stats.norm(scale=c * sigma).cdf), "normalised")
+
+
+def test_private_bounds_range_is_always_positive():
+    # All values at 0 (the quantile of |x| is below the grid: its law is flat), a declared side
+    # so large that adding a grid point does not change it, and values so far from the declared
+    # side that x - l overflows: every fit succeeds with lower < upper.
+    cases = [
+        (np.zeros((40, 1)), "private"),
+        (np.full((40, 1), 1e20), (1e20, "private")),
+        (np.full((40, 1), -1e20), ("private", -1e20)),
+        (np.full((40, 1), 1.7e308), (-1e100, "private")),
+        (np.full((40, 1), 1e100), (-1e100, "private")),
+    ]
+    for X, bounds in cases:
+        for seed in range(5):
+            sc = StandardScaler(8.0, bounds=bounds, rng=seed).fit(X)
+            lo, hi = sc.bounds_
+            assert np.all(lo < hi) and np.all(np.isfinite(hi - lo)), bounds
+            assert np.all(np.isfinite(sc.mean_)) and np.all(np.isfinite(sc.scale_))
+
+
+def test_declared_bounds_are_exposed_and_unchanged():
+    sc = StandardScaler(EPS, bounds=(LO, HI), rng=0).fit(_data())
+    np.testing.assert_array_equal(sc.bounds_[0], LO)
+    np.testing.assert_array_equal(sc.bounds_[1], HI)
+    sc = StandardScaler(EPS, bounds=(-1.0, 2.0), rng=0).fit(_data())
+    np.testing.assert_array_equal(sc.bounds_[0], [-1.0, -1.0])
+
+
+# --------------------------------------------------------------------------------------------
+# Audit of the whole private-bounds fit on worst-case neighbours
+# --------------------------------------------------------------------------------------------
+#
+# One feature, both sides private (B = private 0.99-quantile of |x|, then the two sums on
+# [-B, B] with Laplace noise). Neighbours: a row at x = -0.25 (about m - r/4 for the B of about
+# 0.92 the 100 base rows give) against a row at 1e9 (beyond the grid: it moves every count and
+# is clipped to B). The release map is the fit's: B's index is drawn by privlearn's exponential
+# sampler on the scores the fit passed (captured by the tap), and the sums are those the fit
+# passes to the Laplace sampler for that B (captured by forcing the quantile's output to each
+# index), plus the same sampler's noise. Statistic: the exact privacy loss of the output.
+
+PB_N = 100
+
+
+class _Captured:
+    def __init__(self, X, eps, f):
+        self.X, self.eps, self.f = X, eps, f
+        with Tap() as tap:
+            self._fit()
+        (ex,) = [c for c in tap.calls if c.name == "exponential"]
+        self.scores, self.share, self.sens = ex.value.copy(), ex.epsilon, ex.params["sensitivity"]
+        w = self.share * self.scores / (2 * self.sens)
+        self.logp = w - np.logaddexp.reduce(w)
+        self._sums = {}
+
+    def _fit(self):
+        return StandardScaler(self.eps, bounds="private", bounds_fraction=self.f, rng=0).fit(self.X)
+
+    def sums(self, k):
+        """(value, sensitivity, epsilon) of the two Laplace calls when the quantile is g_k."""
+        if k not in self._sums:
+            saved = _core.exponential
+            _core.exponential = lambda *a, **kw: k
+            try:
+                with Tap() as tap:
+                    self._fit()
+            finally:
+                _core.exponential = saved
+            self._sums[k] = [
+                (float(c.value[0]), c.sensitivity, c.epsilon)
+                for c in tap.calls
+                if c.name == "laplace"
+            ]
+        return self._sums[k]
+
+    def run(self, g, size):
+        k = np.asarray(exponential(self.scores, self.share, self.sens, size=size, rng=g))
+        out = np.zeros((size, 3))
+        out[:, 0] = k
+        for kk in np.unique(k):
+            rows = np.flatnonzero(k == kk)
+            for col, (v, s, e) in enumerate(self.sums(int(kk)), start=1):
+                out[rows, col] = v + laplace(np.zeros(rows.size), s, e, rng=g)
+        return out
+
+
+def _whole_fit_audit(eps_fit, seed):
+    base = np.linspace(0.1, 0.9, PB_N)[:, None]
+    Xa, Xb = base.copy(), base.copy()
+    Xa[0, 0], Xb[0, 0] = -0.25, 1e9
+    a, b = _Captured(Xa, eps_fit, 0.2), _Captured(Xb, eps_fit, 0.2)
+
+    def loss(o):
+        k = o[:, 0].astype(int)
+        total = a.logp[k] - b.logp[k]
+        for kk in np.unique(k):
+            rows = np.flatnonzero(k == kk)
+            for col, ((va, s, e), (vb, _s, _e)) in enumerate(zip(a.sums(kk), b.sums(kk)), 1):
+                total[rows] += (np.abs(o[rows, col] - vb) - np.abs(o[rows, col] - va)) * e / s
+        return np.round(total, 9)
+
+    return audit(
+        a.run,
+        b.run,
+        Budget(EPS),
+        n=N_AUDIT,
+        statistic=loss,
+        alpha=FALSE_POSITIVE_RATE,
+        rng=seed,
+    )
+
+
+def test_audit_private_bounds_whole_fit_and_half_noise_power():
+    ok = _whole_fit_audit(EPS, seed=3)
+    assert ok.passed, ok
+    broken = _whole_fit_audit(2 * EPS, seed=4)
+    assert not broken.passed, f"half the noise not refuted: {broken}"
+
+
+def test_private_bounds_with_pandas_and_in_a_private_pipeline():
+    pd = pytest.importorskip("pandas")
+    from privlearn.learners import OutputPerturbationRegressor
+    from privlearn.pipeline import make_private_pipeline
+
+    g = np.random.default_rng(9)
+    X = np.column_stack([g.normal(0.0, 1.0, 2000), g.exponential(2.0, 2000)])
+    df = pd.DataFrame(X, columns=["z", "dose"])
+    sc = StandardScaler(1.0, bounds=(["private", 0.0], "private"), rng=0).fit(df)
+    assert list(sc.get_feature_names_out()) == ["z", "dose"]
+    assert sc.bounds_[0][1] == 0.0 and sc.bounds_[0][0] == -sc.bounds_[1][0]
+    np.testing.assert_allclose(sc.transform(df), (X - sc.mean_) / sc.scale_)
+
+    acct = Accountant(Budget(10.0))
+    y = X[:, 0] - X[:, 1] / 4
+    pipe = make_private_pipeline(
+        StandardScaler(1.0, bounds="private", rng=0),
+        OutputPerturbationRegressor(1.0, data_norm=3.0, label_bound=2.0, rng=0),
+        accountant=acct,
+    )
+    pipe.fit(X, y)
+    assert len(acct.ledger) == 1 and acct.spent == Budget(2.0)

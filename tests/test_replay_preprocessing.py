@@ -137,6 +137,70 @@ def _run_pipeline(data, acct, seed):
 ENTRIES.append(Entry("pipeline scaler and adassp, one charge", _run_pipeline, _pipeline_pairs))
 
 
+# Private bounds (bounds="private" or "private" for some sides): one private quantile per
+# feature with a private side, then the sums on the released bounds. Neighbours replace a row by
+# rows at 0, beyond every grid point (1e9: it moves every count of the quantile), large negative,
+# of mixed signs and tiny; the checks of tests/replay.py apply to every sampler call (the
+# quantile scores move by at most their sensitivity 2^10, the sums by theirs on the released
+# bounds; with Gaussian noise the sums are released normalised, sensitivity 1 in L2) and to the
+# pair's loss; the charge and the refusal (n epsilon_b < 16) must not depend on the data.
+
+
+def _private_pairs():
+    g = np.random.default_rng(24)
+    X = g.uniform(LO, HI, size=(N, 2))
+    rows = [
+        ("zero", (np.zeros(2),)),
+        ("beyond everything", (np.array([1e9, 1e9]),)),
+        ("large negative", (np.array([-1e9, -1e9]),)),
+        ("mixed signs", (np.array([-1e9, 1e9]),)),
+        ("tiny", (np.array([1e-6, -1e-6]),)),
+    ]
+    return replace_one_pairs((X,), rows, cross=((0, 1), (1, 2), (0, 3), (2, 4)))
+
+
+def _run_private(bounds="private", delta=0.0, with_std=True, epsilon=4.0):
+    def run(data, acct, seed):
+        (X,) = data
+        est = StandardScaler(
+            epsilon,
+            bounds=bounds,
+            delta=delta,
+            with_std=with_std,
+            accountant=acct,
+            rng=seed,
+        )
+        est.fit(X)
+        return {"model": est}
+
+    return run
+
+
+ENTRIES += [
+    Entry("scaler private bounds laplace", _run_private(), _private_pairs),
+    Entry("scaler private bounds gaussian", _run_private(delta=1e-6), _private_pairs),
+    Entry(
+        "scaler private upper, declared lower", _run_private(bounds=(LO, "private")), _private_pairs
+    ),
+    Entry(
+        "scaler private lower, declared upper, mean only",
+        _run_private(bounds=("private", HI), with_std=False),
+        _private_pairs,
+    ),
+    Entry(
+        "scaler mixed per-feature bounds gaussian",
+        _run_private(bounds=(["private", 0.0], ["private", "private"]), delta=1e-6),
+        _private_pairs,
+    ),
+    Entry(
+        "scaler private bounds refused (n epsilon_b < 16)",
+        _run_private(epsilon=1.0),
+        _private_pairs,
+        expect_error=True,
+    ),
+]
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
 def test_neighbour_replay(entry):
     assert check_entry(entry) > 0

@@ -179,6 +179,7 @@ __all__ = [
     "guarded_scores",
     "private_quantile_bound",
     "private_quantile_from_counts",
+    "split_epsilon",
 ]
 
 #: Steps per doubling of :data:`DEFAULT_GRID` (ratio ``2^(1/8)`` between neighbours).
@@ -256,6 +257,44 @@ def check_grid(grid: object) -> np.ndarray:
     if g.size > 1 and not np.all(np.diff(g) > 0):
         raise InvalidParameterError("grid: must be strictly increasing", "grid")
     return g
+
+
+def split_epsilon(
+    epsilon: float, fraction: float, parts: int = 1
+) -> Tuple[Tuple[float, ...], float]:
+    """Split ``epsilon`` into ``parts`` equal shares taking ``fraction`` of it together (the
+    private quantiles of a release), and the rest (moved here from the learners' private bounds
+    in issue 22, so that the private preprocessing shares it).
+
+    Returns ``(shares, rest)``: ``shares`` is a tuple of ``parts`` equal floats, each the largest
+    float at most ``epsilon * fraction / parts`` (exact rationals), and ``rest`` is the largest
+    float at most ``epsilon - sum(shares)``. So the exact sum ``sum(shares) + rest`` is at most
+    ``epsilon`` (every share is rounded down), and falls short of it by a few ulps at most.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``epsilon`` not finite and > 0, ``fraction`` outside (0, 1), ``parts`` not an integer
+        >= 1, or a share that rounds down to 0.
+    """
+    e = Fraction(check_epsilon(epsilon, exact=True))
+    f = Fraction(check_real(fraction, "fraction", 0.0, 1.0, lo_open=True, hi_open=True))
+    k = check_integer(parts, "parts", 1)
+    share = _float_down(e * f / k)
+    rest = _float_down(e - k * Fraction(share))
+    if share <= 0.0 or rest <= 0.0:
+        raise InvalidParameterError(
+            "fraction: the split leaves a share of epsilon that rounds to 0", "fraction"
+        )
+    return (share,) * k, rest
+
+
+def _float_down(x: Fraction) -> float:
+    """The largest float <= ``x``."""
+    f = float(x)
+    if Fraction(f) > x:
+        f = math.nextafter(f, -math.inf)
+    return f
 
 
 # --------------------------------------------------------------------------------------------

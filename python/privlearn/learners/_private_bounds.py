@@ -56,14 +56,14 @@ variant keeps ``(0.25, 0.75)``; at epsilon 0.5 the gap to the hand bounds on war
 the share :func:`bounds_plan` must spend at ``n epsilon = 1500`` (17% at these quantiles, 43%
 at ``(0.1, 0.9)``), not from the quantiles.
 
-Which library does what: the epsilon split is exact rational arithmetic
-(:class:`fractions.Fraction`); the quantiles are :mod:`privlearn._private_quantile`'s.
+Which library does what: the epsilon split (:func:`~privlearn._private_quantile.split_epsilon`,
+exact rational arithmetic with :class:`fractions.Fraction`) and the quantiles are
+:mod:`privlearn._private_quantile`'s (the split moved there in issue 22, shared with the private
+preprocessing; it is imported here under its old name).
 """
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
@@ -73,6 +73,7 @@ from .._private_quantile import (
     check_quantile,
     count_points,
     private_quantile_from_counts,
+    split_epsilon,
 )
 from .._validate import check_epsilon, check_integer, check_real
 from ..errors import InvalidParameterError
@@ -148,43 +149,6 @@ def bound_or_private(value: object, name: str) -> Union[float, str]:
             )
         return PRIVATE
     return bound_arg(value, name)
-
-
-def split_epsilon(
-    epsilon: float, fraction: float = BOUNDS_FRACTION, parts: int = 1
-) -> Tuple[Tuple[float, ...], float]:
-    """Split ``epsilon`` into ``parts`` equal bound shares taking ``fraction`` of it together,
-    and the rest.
-
-    Returns ``(shares, rest)``: ``shares`` is a tuple of ``parts`` equal floats, each the largest
-    float at most ``epsilon * fraction / parts`` (exact rationals), and ``rest`` is the largest
-    float at most ``epsilon - sum(shares)``. So the exact sum ``sum(shares) + rest`` is at most
-    ``epsilon`` (every share is rounded down), and falls short of it by a few ulps at most.
-
-    Raises
-    ------
-    InvalidParameterError
-        ``epsilon`` not finite and > 0, ``fraction`` outside (0, 1), ``parts`` not an integer
-        >= 1, or a share that rounds down to 0.
-    """
-    e = Fraction(check_epsilon(epsilon, exact=True))
-    f = Fraction(check_real(fraction, "fraction", 0.0, 1.0, lo_open=True, hi_open=True))
-    k = check_integer(parts, "parts", 1)
-    share = _float_down(e * f / k)
-    rest = _float_down(e - k * Fraction(share))
-    if share <= 0.0 or rest <= 0.0:
-        raise InvalidParameterError(
-            "fraction: the split leaves a share of epsilon that rounds to 0", "fraction"
-        )
-    return (share,) * k, rest
-
-
-def _float_down(x: Fraction) -> float:
-    """The largest float <= ``x``."""
-    f = float(x)
-    if Fraction(f) > x:
-        f = math.nextafter(f, -math.inf)
-    return f
 
 
 def bounds_plan(
