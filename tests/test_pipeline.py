@@ -19,6 +19,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, StandardScaler
 
 import privlearn.pipeline as pipeline_module
+import privlearn.preprocessing as pp
 from privlearn._certified import SharedCloneMixin
 from privlearn.accounting import Accountant, Budget
 from privlearn.errors import InvalidParameterError
@@ -451,3 +452,82 @@ def test_bad_pipeline_accountant_or_label_is_refused_before_data():
     pipe = make_private_pipeline(_adassp(), accountant=Accountant(Budget(2.0, 1e-3)), label="")
     with pytest.raises(InvalidParameterError, match="label"):
         pipe.fit(Untouchable(), np.zeros(30))
+
+
+class Interrupting(NoisyCentre):
+    """A private transformer whose fit is interrupted (Ctrl-C) after it released."""
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        raise KeyboardInterrupt
+
+
+def test_an_interrupt_after_a_release_is_charged():
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(Interrupting(0.5, 4.0, rng=8), _adassp(), accountant=acct)
+    X, y = _data()
+    with pytest.raises(KeyboardInterrupt):
+        pipe.fit(X, y)
+    assert len(acct.ledger) == 1 and acct.spent == Budget(1.5, 1e-6)
+    assert pipe[0].accountant is None
+
+
+def test_a_slice_keeps_the_pipeline_accountant():
+    X, y = _data()
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(
+        NoisyCentre(0.5, 4.0, rng=9), Normalizer(), _adassp(), accountant=acct, label="p"
+    )
+    pipe.fit(X, y)
+    head = pipe[:2]
+    assert head.accountant is acct and head.label == "p"
+    head.fit(X)  # refits the shared first step: charged again
+    assert [e.label for e in acct.ledger] == ["p", "p"]
+    assert acct.spent == Budget(2.0, 1e-6)
+
+
+def test_a_non_basic_pipeline_accountant_is_refused_before_data():
+    from privlearn.accounting import ZcdpBudget
+
+    acct = Accountant(ZcdpBudget(1.0), "zcdp")
+    pipe = make_private_pipeline(NoisyCentre(0.5, 4.0), accountant=acct)
+    with pytest.raises(InvalidParameterError, match="basic composition"):
+        pipe.fit(Untouchable())
+    assert acct.ledger == ()
+
+
+def test_a_failed_refit_leaves_no_stale_guarantee():
+    acct = Accountant(Budget(10.0, 1e-3))
+    pipe = make_private_pipeline(NoisyCentre(0.5, 4.0, rng=10), _adassp(), accountant=acct)
+    X, y = _data()
+    pipe.fit(X, y)
+    assert pipe.privacy_ == Budget(1.5, 1e-6)
+    y[0] = np.nan
+    with pytest.raises(InvalidParameterError):
+        pipe.fit(X, y)
+    assert not hasattr(pipe, "privacy_")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pp.StandardScaler(1.0, bounds=(0.0, 1.0)),
+        lambda: pp.Clipper(data_norm=1.0),
+        lambda: pp.MinMaxScaler(1.0, bounds=(0.0, 1.0)),
+        lambda: pp.PCA(1.0, data_norm=1.0),
+    ],
+    ids=["StandardScaler", "Clipper", "MinMaxScaler", "PCA"],
+)
+def test_a_non_numeric_value_is_not_quoted_in_the_error(make):
+    X = np.array([[0.5, 0.25], [0.1, "secret-value-123"]], dtype=object)
+    with pytest.raises(InvalidParameterError) as info:
+        make().fit(X)
+    assert "secret" not in str(info.value)
+    assert "numbers" in str(info.value)
+
+
+def test_a_one_dimensional_x_is_not_quoted_in_the_error():
+    X = np.array([0.123456789, 0.987654321])
+    with pytest.raises(InvalidParameterError) as info:
+        pp.StandardScaler(1.0, bounds=(0.0, 1.0)).fit(X)
+    assert "0.123" not in str(info.value) and "Reshape your data" in str(info.value)

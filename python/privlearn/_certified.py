@@ -258,4 +258,22 @@ def validate_X(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
         # differently by layout; one layout makes a fit on a DataFrame that on its array.
         return validate_data(estimator, X, reset=reset, dtype=np.float64, order="C")
     except (TypeError, ValueError) as err:  # TypeError: e.g. column names of mixed types
-        raise InvalidParameterError(str(err), "X") from None
+        raise InvalidParameterError(_public_message(str(err)), "X") from None
+
+
+#: Phrases of numpy's conversion errors that quote a value of the data (e.g. "could not convert
+#: string to float: 'secret'"): their messages are replaced by a fixed one.
+_QUOTES_DATA = ("could not convert", "invalid literal", "setting an array element")
+
+
+def _public_message(message: str) -> str:
+    """A validation error message without the data's values. numpy's conversion errors get a
+    fixed message; scikit-learn's keep their text but lose what quotes the array (the line
+    ``array=[...]`` of "Expected 2D array", the array printed after "Complex data not
+    supported"). Its other messages (NaN, shapes, feature counts and names) quote no value."""
+    if any(phrase in message.lower() for phrase in _QUOTES_DATA):
+        return "must hold numbers only (a value could not be converted to float)"
+    lines = message.splitlines()
+    if lines and lines[0].startswith("Complex data not supported"):
+        return lines[0]
+    return "\n".join(line for line in lines if not line.lstrip().startswith("array="))

@@ -267,9 +267,13 @@ class PrivatePipeline(Pipeline):
     :class:`~privlearn.errors.BudgetExceededError` and nothing is read or drawn), and
     committed when the fit returns, **or when it raises after a step has released something**
     (the fitted earlier steps stay in the pipeline, so their releases count); an error before
-    any release (bad input, NaN) charges nothing. Under a zCDP, RDP or PLD accountant the steps
-    are composed as ``(epsilon, delta)`` events (valid; the steps' native events, which their
-    own accountants would compose more tightly, are not used).
+    any release (bad input, NaN) charges nothing. The pipeline accountant must use basic
+    composition (a zCDP, RDP or PLD one is refused before the data are read: the steps'
+    ``(epsilon, delta)`` guarantees have no such form in general; give each step that
+    accountant instead, so that it composes their native events). A slice ``pipe[a:b]``
+    keeps the accountant, since it shares the fitted steps; a step refitted on its own
+    (``pipe[0].fit(...)``) has ``accountant=None`` and is charged nowhere, as outside a
+    pipeline.
 
     Either way cross-validation with ``k`` folds charges ``k`` fits, and clones share the
     accountants (scikit-learn's ``clone`` copies neither).
@@ -322,6 +326,16 @@ class PrivatePipeline(Pipeline):
         return type(self)(
             **{k: v if k == "accountant" else clone(v, safe=False) for k, v in params.items()}
         )
+
+    def __getitem__(self, ind: Any) -> Any:
+        """As :meth:`sklearn.pipeline.Pipeline.__getitem__`; a slice keeps the pipeline's
+        ``accountant`` and ``label`` (it shares the step objects, so refitting it must be
+        charged like refitting the pipeline)."""
+        out = super().__getitem__(ind)
+        if isinstance(ind, slice):
+            out.accountant = self.accountant
+            out.label = self.label
+        return out
 
     def privacy_guarantee(self, n_samples: int) -> Budget:
         """The guarantee of one ``fit`` on ``n_samples`` records: the basic composition of the
@@ -381,6 +395,15 @@ class PrivatePipeline(Pipeline):
                 f"label: must be a non-empty str; got {self.label!r}", "label"
             )
         if self.accountant is not None:
+            if self.accountant.composition != "basic":
+                raise InvalidParameterError(
+                    "accountant: a pipeline accountant must use basic composition (it is "
+                    "charged the steps' (epsilon, delta) guarantees, which have no zCDP, RDP or "
+                    f"PLD form in general); got composition={self.accountant.composition!r}. "
+                    "To compose the steps' native events, give the pipeline no accountant and "
+                    "each private step this accountant",
+                    "accountant",
+                )
             _refuse_own_accountants(self.steps, "")
         return self.privacy_guarantee(public_n_samples(X))
 
@@ -390,6 +413,7 @@ class PrivatePipeline(Pipeline):
         :attr:`privacy_`."""
         privacy = self._before_fit(X)
         fit = getattr(super(), method)  # after the checks: fit_predict may not exist
+        self.__dict__.pop("privacy_", None)  # a failed refit leaves no stale guarantee
         if self.accountant is None:
             out = fit(X, y, **params)
             self.privacy_ = privacy
@@ -411,7 +435,7 @@ class PrivatePipeline(Pipeline):
             with self.accountant.transaction(event, self.label):
                 try:
                     out = fit(X, y, **params)
-                except Exception as err:
+                except BaseException as err:  # also KeyboardInterrupt, SystemExit
                     if not any(r.ledger for r in recorders):
                         raise  # nothing was released: nothing is charged
                     failure = err  # something was released: commit the charge, then re-raise

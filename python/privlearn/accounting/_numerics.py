@@ -52,6 +52,15 @@ def _float_down(x: _Exact) -> float:
     return max(f, 0.0) + 0.0
 
 
+def split_down(total: float, weights: Tuple[float, ...]) -> Tuple[float, ...]:
+    """Floats ``e_i``, each the largest float at most ``w_i total / sum(w)`` (exact rationals),
+    so that their exact sum is at most ``total``: a budget split that never over-spends. The
+    weights are public (> 0); ``total`` is finite and >= 0."""
+    t = Fraction(total)
+    wsum = sum(Fraction(w) for w in weights)
+    return tuple(_float_down(t * Fraction(w) / wsum) for w in weights)
+
+
 # --------------------------------------------------------------------------------------------
 # High-precision arithmetic
 # --------------------------------------------------------------------------------------------

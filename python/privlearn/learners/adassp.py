@@ -156,7 +156,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any, List, Optional, Tuple, Union
 
@@ -166,6 +165,7 @@ from sklearn.base import BaseEstimator
 from .. import _core
 from .._validate import check_choice, check_delta, check_epsilon, check_real
 from ..accounting._accountant import check_accountant
+from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
 from ..mechanisms import gaussian_noise_event
 from . import _base
@@ -244,20 +244,6 @@ def _from_upper(v: np.ndarray, p: int) -> np.ndarray:
     return M + np.triu(M, 1).T
 
 
-def _split_down(total: float, weights: Tuple[float, ...]) -> Tuple[float, ...]:
-    """Floats ``e_i`` close to ``w_i total`` whose exact sum is at most ``total``."""
-    t = Fraction(total)
-    wsum = sum(Fraction(w) for w in weights)
-    out = []
-    for w in weights:
-        x = t * Fraction(w) / wsum
-        f = float(x)
-        if Fraction(f) > x:
-            f = math.nextafter(f, -math.inf)
-        out.append(f)
-    return tuple(out)
-
-
 @lru_cache(maxsize=256)
 def adassp_calibration(
     epsilon: float, delta: float, n: int, p: int, *, noise: str = "gaussian"
@@ -278,7 +264,7 @@ def adassp_calibration(
         dims = (1, p * (p + 1) // 2, p)
         margin = 1.0 + GRID_MARGIN
         for _ in range(8):
-            shares = _split_down(rho, GAUSSIAN_WEIGHTS)
+            shares = split_down(rho, GAUSSIAN_WEIGHTS)
             scales = tuple(s / math.sqrt(2.0 * r) * margin for s, r in zip(sens, shares))
             parts = tuple(gaussian_noise_event(s, d, m) for s, d, m in zip(scales, sens, dims))
             budget = Budget(epsilon, delta)
@@ -297,7 +283,7 @@ def adassp_calibration(
             margin *= 1.0 + GRID_MARGIN  # pragma: no cover - the first margin suffices
         raise AssertionError("AdaSSP calibration exceeds its zCDP budget")  # pragma: no cover
     sens = (sens_lam, (p + 1.0) * (1.0 + float_slack), 2.0 * math.sqrt(p) + float_slack * p)
-    eps_i = _split_down(epsilon, LAPLACE_WEIGHTS)
+    eps_i = split_down(epsilon, LAPLACE_WEIGHTS)
     scales = tuple(s / e for s, e in zip(sens, eps_i))
     parts = tuple(PrivacyEvent.pure(e) for e in eps_i)
     budget = Budget(epsilon)

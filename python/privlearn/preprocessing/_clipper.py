@@ -110,6 +110,7 @@ from .._certified import SharedCloneMixin, validate_X
 from .._private_quantile import check_grid, private_quantile_bound
 from .._validate import check_boolean, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
+from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
 
 __all__ = ["Clipper"]
@@ -339,14 +340,13 @@ class Clipper(  # type: ignore[misc]
         shares: Tuple[float, ...] = ()
         if private:
             assert eps is not None
-            share = eps / len(private)  # one share: eps; two: exact halves
-            if share <= 0.0:
+            shares = split_down(eps, (1.0,) * len(private))  # exact sum <= eps
+            if shares[0] <= 0.0:
                 raise InvalidParameterError(
                     f"epsilon: too small to split between {len(private)} private bounds; got "
                     f"{eps!r}",
                     "epsilon",
                 )
-            shares = (share,) * len(private)
         norm_q = _quantile_arg(self.norm_quantile, "norm_quantile")
         label_q = _quantile_arg(self.label_quantile, "label_quantile")
         rescale = check_boolean(self.rescale, "rescale")

@@ -149,7 +149,6 @@ checks, ``feature_names_in_`` and the transformer plumbing are scikit-learn's.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple, Optional, Tuple, Union
 
@@ -159,6 +158,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .._certified import SharedCloneMixin, validate_X
 from .._validate import check_delta, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
+from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
 from ._scaler import SUM_MARGIN, _bounds_arg
 
@@ -213,20 +213,6 @@ def _from_vec(v: np.ndarray, d: int) -> np.ndarray:
     return M
 
 
-def _split_down(total: float, weights: Tuple[float, ...]) -> Tuple[float, ...]:
-    """Floats close to ``w_i total / sum(w)`` whose exact sum is at most ``total``."""
-    t = Fraction(total)
-    wsum = sum(Fraction(w) for w in weights)
-    out = []
-    for w in weights:
-        x = t * Fraction(w) / wsum
-        f = float(x)
-        if Fraction(f) > x:
-            f = math.nextafter(f, -math.inf)
-        out.append(f)
-    return tuple(out)
-
-
 class _Calibration(NamedTuple):
     sigmas: Tuple[float, ...]  # noise scales: (mean, matrix) or (matrix,)
     sensitivities: Tuple[float, ...]
@@ -258,7 +244,7 @@ def _calibration(
     else:
         sens = (mean_sensitivity, sens_matrix)
         dims = (d, dim_matrix)
-        shares = _split_down(rho, (MEAN_SHARE, 1.0 - MEAN_SHARE))
+        shares = split_down(rho, (MEAN_SHARE, 1.0 - MEAN_SHARE))
     budget = Budget(epsilon, delta)
     margin = 1.0 + GRID_MARGIN
     for _ in range(8):

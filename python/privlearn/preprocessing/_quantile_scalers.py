@@ -174,7 +174,6 @@ epsilon split is exact rational arithmetic (:class:`fractions.Fraction`); the in
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -185,6 +184,7 @@ from .._certified import SharedCloneMixin, validate_X
 from .._private_quantile import _SCALE, _target
 from .._validate import check_boolean, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
+from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
 from ._scaler import _bounds_arg
 
@@ -225,15 +225,6 @@ def quantile_scores(below: np.ndarray, at_or_below: np.ndarray, n: int, level: f
     lower = np.asarray(below, dtype=np.int64) * _SCALE - t
     upper = t - np.asarray(at_or_below, dtype=np.int64) * _SCALE
     return -np.maximum(np.maximum(lower, upper), 0)
-
-
-def _share(epsilon: float, parts: int) -> float:
-    """The largest float at most ``epsilon / parts`` (exact rationals)."""
-    x = Fraction(epsilon) / parts
-    f = float(x)
-    if Fraction(f) > x:
-        f = math.nextafter(f, -math.inf)
-    return f
 
 
 def _release_quantiles(
@@ -403,7 +394,7 @@ class _QuantileScaler(  # type: ignore[misc]
         hi_d = np.broadcast_to(hi, (d,)).astype(np.float64)
         grids = np.broadcast_to(grid, (d, size))
         k = len(levels)
-        share = _share(eps, k * d)
+        share = _float_down(Fraction(eps) / (k * d))  # the largest float <= eps / (k d)
         if share <= 0.0:
             raise InvalidParameterError(
                 f"epsilon: the share epsilon / ({k} levels x {d} features) rounds to 0",
