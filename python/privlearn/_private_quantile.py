@@ -161,6 +161,7 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 import numpy as np
 
 from ._validate import check_epsilon, check_integer, check_real
+from .accounting._numerics import _float_down
 from .errors import InvalidParameterError
 from .mechanisms import exponential
 
@@ -287,14 +288,6 @@ def split_epsilon(
             "fraction: the split leaves a share of epsilon that rounds to 0", "fraction"
         )
     return (share,) * k, rest
-
-
-def _float_down(x: Fraction) -> float:
-    """The largest float <= ``x``."""
-    f = float(x)
-    if Fraction(f) > x:
-        f = math.nextafter(f, -math.inf)
-    return f
 
 
 # --------------------------------------------------------------------------------------------
