@@ -531,3 +531,28 @@ def test_a_one_dimensional_x_is_not_quoted_in_the_error():
     with pytest.raises(InvalidParameterError) as info:
         pp.StandardScaler(1.0, bounds=(0.0, 1.0)).fit(X)
     assert "0.123" not in str(info.value) and "Reshape your data" in str(info.value)
+
+
+class NoisyLabeller(NoisyCentre):
+    """A private 'clusterer' for these tests: labels each row by the sign of its first
+    coordinate minus the released noisy mean (fit_predict exists only on such final steps)."""
+
+    def fit_predict(self, X, y=None):
+        self.fit(X, y)
+        return (np.asarray(X, dtype=float)[:, 0] > self.mean_[0]).astype(int)
+
+
+def test_fit_predict_runs_on_the_data_and_charges_once():
+    X, _ = _data()
+    acct = Accountant(Budget(1.0))
+    pipe = make_private_pipeline(Normalizer(), NoisyLabeller(0.5, 4.0, rng=11), accountant=acct)
+    labels = pipe.fit_predict(X)
+    assert labels.shape == (len(X),) and set(np.unique(labels)) <= {0, 1}
+    assert pipe.privacy_ == Budget(0.5) == acct.spent and len(acct.ledger) == 1
+
+
+def test_constructor_keeps_transform_input_and_privacy_guarantee_checks_n():
+    pipe = PrivatePipeline([("m", _adassp())], transform_input=["X"])
+    assert pipe.get_params()["transform_input"] == ["X"]
+    with pytest.raises(InvalidParameterError, match="n_samples"):
+        pipe.privacy_guarantee(0)
