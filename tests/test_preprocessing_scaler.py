@@ -1,31 +1,39 @@
 """privlearn.preprocessing.StandardScaler: calibration, audit, bad input, scikit-learn conventions.
 
-The sensitivities are written here from the formulas of the module docstring, never read from
-the estimator: replacing one row moves the centred sum ``sum_i (x_ij - m_j)`` by at most
-``u_j - l_j`` and the second moment ``sum_i (x_ij - m_j)^2`` by at most ``((u_j - l_j)/2)^2``
-(``m_j`` the midpoint); over the features the L1 (Laplace) / L2 (Gaussian) sensitivity is the
-sum / root-sum-square. The budget is split in exact halves between the two sums (all of it on
-the first with ``with_std=False``).
+The release and its sensitivities are written here from the formulas of the module docstring,
+never read from the estimator: every value is clipped to its feature's bounds ``[l_j, u_j]``,
+centred at the midpoint ``m_j`` and divided by the half-range ``r_j``, ``z_ij = (clip(x_ij) -
+m_j) / r_j`` in ``[-1, 1]``; the released vectors are the normalised sums ``T1_j = sum_i z_ij``
+and ``T2_j = sum_i z_ij^2``. Replacing one row moves every ``T1_j`` by at most 2 and every
+``T2_j`` by at most 1, whatever the bounds: over the ``d`` features the L1 (Laplace)
+sensitivities are ``2 d`` and ``d``, the L2 (Gaussian) ones ``2 sqrt(d)`` and ``sqrt(d)``. The
+budget is split in exact halves between the two sums (all of it on the first with
+``with_std=False``). Post-processing: ``mean_ = m + r clip(T1~/n, -1, 1)``, ``var_ = r^2
+clip(T2~/n - (T1~/n)^2, 0, 1)``.
 
 * **Calibration**: many seeded fits under the sampler tap of ``tests/replay.py``; the value each
-  sampler received must be the clipped centred sums computed here, and the noise (output minus
-  value) must follow Laplace(``Delta_1 / (epsilon / 2)``) (KS test, false-positive rate 1e-6)
-  with a power check (scale 30% off rejected); the Gaussian variant's noise must follow the
-  normal law of the standard deviation :func:`privlearn.mechanisms.gaussian_sigma` documents
-  for the test's L2 sensitivity and ``(epsilon / 2, delta / 2)``.
-* **Audit**: worst-case neighbours (one row at the lower bound against one at the upper bound,
-  mean only; a row at the upper bound against one at ``m - r/4`` for both sums, the pair of
-  largest privacy loss, about ``0.78 epsilon``) through :func:`privlearn.audit.audit` at
-  ``alpha = FALSE_POSITIVE_RATE``, 10^6 samples per side of the release map (the value, the
-  sensitivity and the epsilon the fit passed to the sampler, captured by the tap, plus the
-  same sampler's noise). Power: the same pipeline fitted at ``2 epsilon`` (half the noise) is
-  refuted against the claim ``epsilon``.
+  sampler received must be the normalised sums computed here, and the noise (output minus
+  value) of every feature separately must follow Laplace(``2 d / (epsilon / 2)``) on ``T1`` and
+  Laplace(``d / (epsilon / 2)``) on ``T2``, in units of ``r_j`` and ``r_j^2`` (KS test,
+  false-positive rate 1e-6), with a power check (scale 30% off rejected); the Gaussian
+  variant's noise must follow the normal law of the standard deviation
+  :func:`privlearn.mechanisms.gaussian_sigma` documents for the test's L2 sensitivity and
+  ``(epsilon / 2, delta / 2)``.
+* **Audit**: worst-case neighbours of the normalised release on two features with ranges 1 and
+  40 (one row at the lower bounds against one at the upper bounds, mean only, loss ``epsilon``;
+  a row at the upper bounds against one at ``m_j - r_j/4`` for both sums, the pair of largest
+  privacy loss, ``25/32 epsilon``) through :func:`privlearn.audit.audit` at ``alpha =
+  FALSE_POSITIVE_RATE``, 10^6 samples per side of the release map (the value, the sensitivity
+  and the epsilon the fit passed to the sampler, captured by the tap, plus the same sampler's
+  noise). Power: the same pipeline fitted at ``2 epsilon`` (half the noise) is refuted against
+  the claim ``epsilon``.
 * **Private bounds** (second half of the file): the released bounds' law (the exponential
   mechanism with the guarded utility of ``tests/bounds_reference.py``, chi-square, with the law
   at twice the share rejected), the budget split written from the formula and read from the
-  ledger's composed event, the plan of the fraction, the refusal ``n epsilon_b < 16``, the sums'
-  noise given the released bounds (Laplace; the normalised Gaussian), the range always > 0, and
-  an audit of the whole fit (quantile and sums) on worst-case neighbours with a power check at
+  ledger's composed event, the plan of the fraction, the refusal ``n epsilon_b < 16``, the sums
+  normalised by the released bounds with the noise law of declared bounds (Laplace and
+  Gaussian; the Gaussian event equal to that of declared bounds), the range always > 0, and an
+  audit of the whole fit (quantile and sums) on worst-case neighbours with a power check at
   twice epsilon.
 """
 
@@ -49,6 +57,7 @@ from stats_helpers import assert_ks_fits, assert_power_check
 EPS = 1.0
 LO = np.array([-1.0, 0.0])
 HI = np.array([1.0, 4.0])
+D = 2
 
 
 def _data(n=30, seed=5):
@@ -57,64 +66,74 @@ def _data(n=30, seed=5):
     return X
 
 
-def _true_sums(X, lo, hi):
-    mid = (lo + hi) / 2
-    C = np.clip(X, lo, hi) - mid
-    return C.sum(axis=0), (C * C).sum(axis=0)
+def _normalised_sums(X, lo, hi):
+    """``(T1, T2)``: the sums of ``z = (clip(x) - m) / r`` and of ``z^2`` per feature."""
+    mid = lo / 2 + hi / 2
+    r = np.maximum(hi - mid, mid - lo)
+    Z = (np.clip(X, lo, hi) - mid) / r
+    return Z.sum(axis=0), (Z * Z).sum(axis=0)
 
 
 def _noise(make, X, fits, seed):
-    """Noise of the two releases over ``fits`` seeded fits (fresh noise each fit)."""
+    """Noise of the two releases over ``fits`` seeded fits (fresh noise each fit), as arrays of
+    shape ``(fits, d)``."""
     g = Generator(seed)
     first, second = [], []
-    s1, s2 = _true_sums(X, LO, HI)
+    t1, t2 = _normalised_sums(X, LO, HI)
     with Tap() as tap:
         for _ in range(fits):
             make(g).fit(X)
     calls = [c for c in tap.calls if c.name in ("laplace", "gaussian")]
     assert len(calls) == 2 * fits
     for k, c in enumerate(calls):
-        truth = s1 if k % 2 == 0 else s2
+        truth = t1 if k % 2 == 0 else t2
         np.testing.assert_allclose(c.value, truth, rtol=1e-12, atol=1e-12)
         (first if k % 2 == 0 else second).append(np.asarray(c.output) - c.value)
-    return np.concatenate(first), np.concatenate(second)
+    return np.array(first), np.array(second)
+
+
+def _assert_law_per_feature(z, cdf_at, what):
+    """Each feature's noise ``z[:, j]`` follows ``cdf_at(1)``, and the laws with the scale 30%
+    off are rejected (``cdf_at(factor)``)."""
+    for j in range(z.shape[1]):
+        assert_ks_fits(z[:, j], cdf_at(1.0), f"{what}, feature {j}")
+        assert_power_check(lambda f, col=z[:, j]: ks_pvalue(col, cdf_at(f)), f"{what}, feature {j}")
 
 
 def test_laplace_calibration():
     X = _data()
-    d1 = float(np.sum(HI - LO))  # L1 sensitivity of the centred sums
-    d2 = float(np.sum(((HI - LO) / 2) ** 2))  # L1 sensitivity of the second moments
+    b1 = 2 * D / (EPS / 2)  # Laplace scale of T1 (L1 sensitivity 2d), in units of r_j
+    b2 = D / (EPS / 2)  # of T2 (L1 sensitivity d), in units of r_j^2
     n1, n2 = _noise(lambda g: StandardScaler(EPS, bounds=(LO, HI), rng=g), X, fits=3000, seed=11)
-    for z, b, what in ((n1, d1 / (EPS / 2), "sum"), (n2, d2 / (EPS / 2), "second moment")):
-        assert_ks_fits(z, stats.laplace(scale=b).cdf, what)
-        assert_power_check(lambda f, z=z, b=b: ks_pvalue(z, stats.laplace(scale=f * b).cdf), what)
+    for z, b, what in ((n1, b1, "T1"), (n2, b2, "T2")):
+        _assert_law_per_feature(z, lambda f, b=b: stats.laplace(scale=f * b).cdf, what)
 
 
 def test_laplace_calibration_mean_only_spends_everything_on_the_mean():
     X = _data()
-    d1 = float(np.sum(HI - LO))
+    b1 = 2 * D / EPS
     g = Generator(3)
     with Tap() as tap:
         for _ in range(3000):
             StandardScaler(EPS, bounds=(LO, HI), with_std=False, rng=g).fit(X)
     assert all(c.name == "laplace" for c in tap.calls) and len(tap.calls) == 3000
-    z = np.concatenate([np.asarray(c.output) - c.value for c in tap.calls])
-    assert_ks_fits(z, stats.laplace(scale=d1 / EPS).cdf, "mean only")
-    assert_power_check(lambda f: ks_pvalue(z, stats.laplace(scale=f * d1 / EPS).cdf), "mean")
+    t1, _t2 = _normalised_sums(X, LO, HI)
+    for c in tap.calls[:10]:
+        np.testing.assert_allclose(c.value, t1, rtol=1e-12, atol=1e-12)
+    z = np.array([np.asarray(c.output) - c.value for c in tap.calls])
+    _assert_law_per_feature(z, lambda f: stats.laplace(scale=f * b1).cdf, "mean only")
 
 
 def test_gaussian_calibration():
     X = _data()
     delta = 1e-5
-    l2_1 = float(np.sqrt(np.sum((HI - LO) ** 2)))
-    l2_2 = float(np.sqrt(np.sum((((HI - LO) / 2) ** 2) ** 2)))
+    l2_1, l2_2 = 2 * math.sqrt(D), math.sqrt(D)  # L2 sensitivities of T1 and T2
     n1, n2 = _noise(
         lambda g: StandardScaler(EPS, bounds=(LO, HI), delta=delta, rng=g), X, fits=3000, seed=7
     )
-    for z, l2, what in ((n1, l2_1, "sum"), (n2, l2_2, "second moment")):
-        sigma = gaussian_sigma(l2, EPS / 2, delta / 2, dim=2)
-        assert_ks_fits(z, stats.norm(scale=sigma).cdf, what)
-        assert_power_check(lambda f, z=z, s=sigma: ks_pvalue(z, stats.norm(scale=f * s).cdf), what)
+    for z, l2, what in ((n1, l2_1, "T1"), (n2, l2_2, "T2")):
+        sigma = gaussian_sigma(l2, EPS / 2, delta / 2, dim=D)
+        _assert_law_per_feature(z, lambda f, s=sigma: stats.norm(scale=f * s).cdf, what)
 
 
 def test_statistics_are_post_processing_of_the_released_sums():
@@ -123,10 +142,30 @@ def test_statistics_are_post_processing_of_the_released_sums():
         sc = StandardScaler(EPS, bounds=(LO, HI), rng=4).fit(X)
     o1, o2 = (np.asarray(c.output) for c in tap.calls)
     mid, r = (LO + HI) / 2, (HI - LO) / 2
-    np.testing.assert_allclose(sc.mean_, mid + np.clip(o1 / 50, -r, r))
-    var = np.clip(o2 / 50 - (o1 / 50) ** 2, 0, r * r)
-    np.testing.assert_allclose(sc.var_, var)
-    np.testing.assert_allclose(sc.scale_, np.where(var == 0, 1.0, np.sqrt(var)))
+    np.testing.assert_allclose(sc.mean_, mid + r * np.clip(o1 / 50, -1, 1))
+    v = np.clip(o2 / 50 - (o1 / 50) ** 2, 0, 1)
+    np.testing.assert_allclose(sc.var_, r * r * v)
+    np.testing.assert_allclose(sc.scale_, np.where(v == 0, 1.0, r * np.sqrt(v)))
+
+
+def test_each_feature_is_calibrated_to_its_own_range():
+    """A feature with a tiny range next to a huge one: the noise of its released mean, in its
+    own units, is ``r_j`` times that of ``T1_j / n`` (Laplace, scale ``2 d / (epsilon / 2)``),
+    not that of the huge range."""
+    g = np.random.default_rng(3)
+    n, lo, hi = 400, np.array([0.0, 0.0]), np.array([1e-3, 1e4])
+    X = np.column_stack([g.uniform(0, 1e-3, n), g.uniform(0, 1e4, n)])
+    t1, _t2 = _normalised_sums(X, lo, hi)
+    r = hi / 2
+    gen = Generator(12)
+    errs = np.array(
+        [StandardScaler(EPS, bounds=(lo, hi), rng=gen).fit(X).mean_ for _ in range(3000)]
+    )
+    # mean_ = m + r clip(T1~/n, -1, 1): in units of r_j / n, the error is the noise of T1_j.
+    z = (errs - (lo + hi) / 2 - r * t1 / n) / (r / n)
+    b1 = 2 * 2 / (EPS / 2)
+    assert np.all(np.abs(errs - (lo + hi) / 2) < r)  # nothing clipped at this n
+    _assert_law_per_feature(z, lambda f: stats.laplace(scale=f * b1).cdf, "mean_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -134,27 +173,31 @@ def test_statistics_are_post_processing_of_the_released_sums():
 # --------------------------------------------------------------------------------------------
 
 N_AUDIT = 1_000_000
+# Two features of very different ranges (1 and 40): the normalisation makes them alike.
+A_LO = np.array([0.0, -10.0])
+A_HI = np.array([1.0, 30.0])
+A_MID, A_R = (A_LO + A_HI) / 2, (A_HI - A_LO) / 2
 
 
 def _captured(X, **kw):
     """(values, sensitivities, epsilons) the fit passed to the Laplace sampler."""
     with Tap() as tap:
-        StandardScaler(bounds=(0.0, 1.0), rng=0, **kw).fit(X)
+        StandardScaler(bounds=(A_LO, A_HI), rng=0, **kw).fit(X)
     return [(c.value.copy(), c.sensitivity, c.epsilon) for c in tap.calls]
 
 
 def _release_map(calls):
     def run(g, size):
-        cols = [value + laplace(np.zeros(size), s, e, rng=g) for value, s, e in calls]
-        return np.column_stack(cols)
+        cols = [value + laplace(np.zeros((size, value.size)), s, e, rng=g) for value, s, e in calls]
+        return np.hstack(cols)
 
     return run
 
 
 def _audit(row_a, row_b, eps_fit, with_std, statistic, seed):
-    base = np.linspace(0.1, 0.9, 20)[:, None]
+    base = A_LO + np.linspace(0.1, 0.9, 20)[:, None] * (A_HI - A_LO)
     Xa, Xb = base.copy(), base.copy()
-    Xa[0, 0], Xb[0, 0] = row_a, row_b
+    Xa[0], Xb[0] = row_a, row_b
     ca = _captured(Xa, epsilon=eps_fit, with_std=with_std)
     cb = _captured(Xb, epsilon=eps_fit, with_std=with_std)
     return audit(
@@ -173,9 +216,12 @@ def _loss_statistic(ca, cb):
 
     def stat(o):
         total = np.zeros(o.shape[0])
-        for k, ((va, s, e), (vb, _s, _e)) in enumerate(zip(ca, cb)):
+        col = 0
+        for (va, s, e), (vb, _s, _e) in zip(ca, cb):
             b = s / e
-            total += (np.abs(o[:, k] - vb[0]) - np.abs(o[:, k] - va[0])) / b
+            for j in range(va.size):
+                total += (np.abs(o[:, col] - vb[j]) - np.abs(o[:, col] - va[j])) / b
+                col += 1
         return np.round(total, 9)
 
     return stat
@@ -183,7 +229,7 @@ def _loss_statistic(ca, cb):
 
 @pytest.mark.parametrize(
     "with_std, row_a, row_b",
-    [(False, 0.0, 1.0), (True, 1.0, 0.5 - 0.5 / 4)],
+    [(False, A_LO, A_HI), (True, A_HI, A_MID - A_R / 4)],
     ids=["mean lower-vs-upper", "both sums upper-vs-m-r/4"],
 )
 def test_audit_worst_case_neighbours_and_half_noise_power(with_std, row_a, row_b):
@@ -191,6 +237,23 @@ def test_audit_worst_case_neighbours_and_half_noise_power(with_std, row_a, row_b
     assert ok.passed, ok
     broken = _audit(row_a, row_b, 2 * EPS, with_std, _loss_statistic, seed=2)
     assert not broken.passed, f"half the noise not refuted: {broken}"
+
+
+def test_worst_pair_loses_25_32_of_epsilon():
+    """The documented largest loss of the normalised Laplace release (module docstring, "Not
+    tight"), computed here from the noise law above: per feature ``(epsilon / d) (|z - z'| / 4 +
+    |z^2 - z'^2| / 2)``, at most 25/32 epsilon, attained at ``z = 1``, ``z' = -1/4``."""
+    z = np.linspace(-1, 1, 801)
+    Z, T = np.meshgrid(z, z, indexing="ij")
+    per = np.abs(Z - T) / 4 + np.abs(Z**2 - T**2) / 2
+    assert per.max() == pytest.approx(25 / 32)
+    # The captured fit moves the sums by exactly that at the audited pair.
+    base = A_LO + np.linspace(0.1, 0.9, 20)[:, None] * (A_HI - A_LO)
+    Xa, Xb = base.copy(), base.copy()
+    Xa[0], Xb[0] = A_HI, A_MID - A_R / 4
+    ca, cb = _captured(Xa, epsilon=EPS), _captured(Xb, epsilon=EPS)
+    loss = sum(np.abs(va - vb).sum() * e / s for (va, s, e), (vb, _s, _e) in zip(ca, cb))
+    assert loss == pytest.approx(25 / 32 * EPS, rel=1e-9)
 
 
 # --------------------------------------------------------------------------------------------
@@ -486,7 +549,7 @@ def test_private_bounds_budget_split_in_the_ledger(delta):
     assert 3 * Fraction(share) + Fraction(rest) <= Fraction(eps)
     if delta == 0:
         assert parts[3:] == (PrivacyEvent.pure(rest / 2),) * 2
-    else:  # the normalised Gaussian release: L2 sensitivity 1, (rest / 2, delta / 2) each
+    else:  # the Gaussian release of the normalised sums, (rest / 2, delta / 2) each
         assert [p.kind for p in parts[3:]] == ["discrete_gaussian"] * 2
         assert all(p.budget == Budget(rest / 2, delta / 2) for p in parts[3:])
     assert len(parts) == 5
@@ -521,18 +584,14 @@ def test_private_bounds_refused_below_the_minimum_whatever_the_data():
         assert tap.calls == [] and acct.ledger == ()
 
 
-def _sums(X, lo, hi):
-    mid = lo / 2 + hi / 2
-    C = np.clip(X, lo, hi) - mid
-    return C.sum(axis=0), (C * C).sum(axis=0)
-
-
-def test_private_bounds_sums_are_calibrated_to_the_released_bounds():
-    """Laplace: given the released bounds, the sums' noise is Laplace(Delta / (rest / 2)) with
-    Delta_1 = sum_j (u_j - l_j), Delta_2 = sum_j ((u_j - l_j)/2)^2 (standardised per fit)."""
+def test_private_bounds_laplace_sums_normalised_by_the_released_bounds():
+    """Laplace: given the released bounds, the sums passed to the sampler are the normalised
+    sums on those bounds, and their noise is Laplace(2 d / (rest / 2)) on T1 and Laplace(d /
+    (rest / 2)) on T2 (d = 3), whatever bounds were released."""
     X = _pb_data()
     eps, f = 6.0, 0.5
     _share, rest = _split(eps, f, 3)
+    b1, b2 = 2 * 3 / (rest / 2), 3 / (rest / 2)
     gen = Generator(31)
     z1, z2 = [], []
     for _ in range(2000):
@@ -541,27 +600,31 @@ def test_private_bounds_sums_are_calibrated_to_the_released_bounds():
         lo, hi = sc.bounds_
         lap = [c for c in tap.calls if c.name == "laplace"]
         assert [c.name for c in tap.calls] == ["exponential"] * 3 + ["laplace"] * 2
-        s1, s2 = _sums(X, lo, hi)
-        d1, d2 = float(np.sum(hi - lo)), float(np.sum(((hi - lo) / 2) ** 2))
-        for c, truth, sens, z in ((lap[0], s1, d1, z1), (lap[1], s2, d2, z2)):
+        t1, t2 = _normalised_sums(X, lo, hi)
+        for c, truth, b, z in ((lap[0], t1, b1, z1), (lap[1], t2, b2, z2)):
             np.testing.assert_allclose(c.value, truth, rtol=1e-12, atol=1e-12)
             assert c.epsilon == rest / 2
-            assert math.isclose(c.sensitivity, sens, rel_tol=1e-9)
-            z.append((np.asarray(c.output) - c.value) / (sens / (rest / 2)))
-    for z, what in ((np.concatenate(z1), "sum"), (np.concatenate(z2), "second moment")):
-        assert_ks_fits(z, stats.laplace.cdf, what)
-        assert_power_check(lambda c, z=z: ks_pvalue(z, stats.laplace(scale=c).cdf), what)
+            assert math.isclose(c.sensitivity / c.epsilon, b, rel_tol=1e-9)
+            z.append(np.asarray(c.output) - c.value)
+    for z, b, what in ((np.array(z1), b1, "T1"), (np.array(z2), b2, "T2")):  # the 3 pooled
+        _assert_law_per_feature(
+            z.reshape(-1, 1), lambda c, b=b: stats.laplace(scale=c * b).cdf, what
+        )
 
 
-def test_private_bounds_gaussian_sums_are_released_normalised():
-    """delta > 0: each sum vector S is released as S / s + N(0, sigma(1, rest/2, delta/2)^2)
-    (then times s), s the L2 sensitivity written here from the released bounds."""
+def test_private_bounds_gaussian_sums_normalised_by_the_released_bounds():
+    """delta > 0: given the released bounds, the sums passed to the sampler are the normalised
+    sums on those bounds, and their noise is N(0, sigma^2) with sigma that of the L2
+    sensitivities 2 sqrt(d) (T1) and sqrt(d) (T2) at (rest / 2, delta / 2), as with declared
+    bounds: the noise law does not depend on the released bounds."""
     X = _pb_data()
     eps, f, delta = 6.0, 0.5, 1e-6
     _share, rest = _split(eps, f, 3)
-    sigma = gaussian_sigma(1.0, rest / 2, delta / 2, dim=3)
+    sigmas = [
+        gaussian_sigma(s, rest / 2, delta / 2, dim=3) for s in (2 * math.sqrt(3), math.sqrt(3))
+    ]
     gen = Generator(32)
-    z = []
+    z1, z2 = [], []
     for _ in range(1500):
         with Tap() as tap:
             sc = StandardScaler(eps, bounds=PB_BOUNDS, bounds_fraction=f, delta=delta, rng=gen).fit(
@@ -569,18 +632,31 @@ def test_private_bounds_gaussian_sums_are_released_normalised():
             )
         lo, hi = sc.bounds_
         gs = [c for c in tap.calls if c.name == "gaussian"]
-        s1, s2 = _sums(X, lo, hi)
-        l2 = (
-            float(np.sqrt(np.sum((hi - lo) ** 2))),
-            float(np.sqrt(np.sum((((hi - lo) / 2) ** 2) ** 2))),
-        )
-        for c, truth, s in zip(gs, (s1, s2), l2):
-            assert c.sensitivity == 1.0 and c.epsilon == rest / 2
-            np.testing.assert_allclose(c.value * s, truth, rtol=1e-9, atol=1e-9 * s)
+        for c, truth, z in zip(gs, _normalised_sums(X, lo, hi), (z1, z2)):
+            assert c.epsilon == rest / 2
+            np.testing.assert_allclose(c.value, truth, rtol=1e-12, atol=1e-12)
             z.append(np.asarray(c.output) - c.value)
-    z = np.concatenate(z)
-    assert_ks_fits(z, stats.norm(scale=sigma).cdf, "normalised sums")
-    assert_power_check(lambda c: ks_pvalue(z, stats.norm(scale=c * sigma).cdf), "normalised")
+    for z, sigma, what in ((np.array(z1), sigmas[0], "T1"), (np.array(z2), sigmas[1], "T2")):
+        pooled = z.reshape(-1, 1)  # the same law for the 3 features
+        _assert_law_per_feature(pooled, lambda c, s=sigma: stats.norm(scale=c * s).cdf, what)
+
+
+def test_private_bounds_gaussian_event_is_fixed_before_the_data():
+    """The sums' native events with private bounds are those of a declared-bounds fit at
+    ``rest`` with the same ``n`` and ``d``, on any data: fixed before the data are read."""
+    eps, f, delta = 6.0, 0.5, 1e-6
+    _share, rest = _split(eps, f, 3)
+    acct = Accountant(Budget(100.0, 1e-3))
+    StandardScaler(rest, bounds=(-1.0, 1.0), delta=delta, accountant=acct, rng=0).fit(_pb_data())
+    declared = acct.ledger[0].event.params
+    for seed in range(3):
+        X = np.random.default_rng(seed).normal(0.0, 10.0 ** (2 * seed), size=(24, 3))
+        acct = Accountant(Budget(100.0, 1e-3))
+        sc = StandardScaler(
+            eps, bounds=PB_BOUNDS, bounds_fraction=f, delta=delta, accountant=acct, rng=seed
+        )
+        sc.fit(X + np.array([0.0, 0.0, 5.0]))
+        assert acct.ledger[0].event.params[3:] == declared
 
 
 def test_private_bounds_range_is_always_positive():

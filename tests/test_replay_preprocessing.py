@@ -8,9 +8,11 @@ bounds, and mixed corners. Checked for every pair and seed: control flow, identi
 composed event), output shapes, the sampler calls (the same parameters on both sides, each
 value moving within the sensitivity it was calibrated with, the pair's loss at most the
 charged epsilon), and the released sums minus the same noise moving by at most the
-sensitivities written here from the module docstring's derivation: the centred sums by
-``sum_j (u_j - l_j) = 6`` in L1 (``sqrt(2^2 + 4^2)`` in L2), the second moments about the
-midpoints by ``sum_j ((u_j - l_j)/2)^2 = 5`` in L1 (``sqrt(1 + 16)`` in L2).
+sensitivities written here from the module docstring's derivation. The released sums are
+normalised, ``T1_j = sum_i z_ij`` and ``T2_j = sum_i z_ij^2`` with ``z_ij = (clip(x_ij) - m_j) /
+r_j`` in ``[-1, 1]``: one replaced row moves each ``T1_j`` by at most 2 and each ``T2_j`` by at
+most 1, whatever the ranges, so with ``d = 2`` features ``T1`` moves by ``2 d = 4`` in L1
+(``2 sqrt(2)`` in L2) and ``T2`` by ``d = 2`` in L1 (``sqrt(2)`` in L2).
 
 The released sums are read through an inner sampler tap (the outputs of the two sampler calls
 of a fit), since the fitted ``mean_`` and ``var_`` are clipped post-processing of them.
@@ -58,13 +60,14 @@ def _run(delta=0.0, with_std=True):
     return run
 
 
-L1_SUM, L1_SQ = 6.0, 5.0
-L2_SUM, L2_SQ = math.sqrt(20.0), math.sqrt(17.0)
+D = 2
+L1_SUM, L1_SQ = 2.0 * D, 1.0 * D  # 4 and 2
+L2_SUM, L2_SQ = 2.0 * math.sqrt(D), math.sqrt(D)
 
 ENTRIES = [
     Entry("scaler laplace", _run(), _pairs),
     Entry(
-        "scaler laplace centred sums",
+        "scaler laplace normalised sums",
         _run(),
         _pairs,
         sensitivity=L1_SUM,
@@ -72,7 +75,7 @@ ENTRIES = [
         norm=1,
     ),
     Entry(
-        "scaler laplace second moments",
+        "scaler laplace normalised second moments",
         _run(),
         _pairs,
         sensitivity=L1_SQ,
@@ -88,7 +91,7 @@ ENTRIES = [
         norm=1,
     ),
     Entry(
-        "scaler gaussian centred sums",
+        "scaler gaussian normalised sums",
         _run(delta=1e-6),
         _pairs,
         sensitivity=L2_SUM,
@@ -96,9 +99,55 @@ ENTRIES = [
         norm=2,
     ),
     Entry(
-        "scaler gaussian second moments",
+        "scaler gaussian normalised second moments",
         _run(delta=1e-6),
         _pairs,
+        sensitivity=L2_SQ,
+        release=lambda out: out["sums"][1],
+        norm=2,
+    ),
+]
+
+# Very different ranges (2 and 4000): the normalised sums' sensitivities do not change.
+WIDE_LO, WIDE_HI = np.array([-1.0, 0.0]), np.array([1.0, 4000.0])
+
+
+def _wide_pairs():
+    g = np.random.default_rng(25)
+    X = g.uniform(WIDE_LO, WIDE_HI, size=(N, 2))
+    rows = [
+        ("lower", (WIDE_LO.copy(),)),
+        ("upper", (WIDE_HI.copy(),)),
+        ("midpoint", ((WIDE_LO + WIDE_HI) / 2,)),
+        ("beyond", (np.array([-7.0, 9000.0]),)),
+    ]
+    return replace_one_pairs((X,), rows, cross=((0, 1), (1, 2), (0, 3)))
+
+
+def _run_wide(delta=0.0):
+    def run(data, acct, seed):
+        (X,) = data
+        est = StandardScaler(1.0, bounds=(WIDE_LO, WIDE_HI), delta=delta, accountant=acct, rng=seed)
+        with Tap() as inner:
+            est.fit(X)
+        return {"model": est, "sums": [np.asarray(c.output, dtype=np.float64) for c in inner.calls]}
+
+    return run
+
+
+ENTRIES += [
+    Entry(
+        "scaler laplace normalised sums, ranges 2 and 4000",
+        _run_wide(),
+        _wide_pairs,
+        sensitivity=L1_SUM,
+        release=lambda out: out["sums"][0],
+        norm=1,
+    ),
+    Entry(
+        "scaler gaussian normalised second moments, ranges 2 and 4000",
+        _run_wide(delta=1e-6),
+        _wide_pairs,
         sensitivity=L2_SQ,
         release=lambda out: out["sums"][1],
         norm=2,
@@ -141,9 +190,9 @@ ENTRIES.append(Entry("pipeline scaler and adassp, one charge", _run_pipeline, _p
 # feature with a private side, then the sums on the released bounds. Neighbours replace a row by
 # rows at 0, beyond every grid point (1e9: it moves every count of the quantile), large negative,
 # of mixed signs and tiny; the checks of tests/replay.py apply to every sampler call (the
-# quantile scores move by at most their sensitivity 2^10, the sums by theirs on the released
-# bounds; with Gaussian noise the sums are released normalised, sensitivity 1 in L2) and to the
-# pair's loss; the charge and the refusal (n epsilon_b < 16) must not depend on the data.
+# quantile scores move by at most their sensitivity 2^10, the normalised sums by theirs, the
+# same as with declared bounds) and to the pair's loss; the charge and the refusal (n epsilon_b
+# < 16) must not depend on the data.
 
 
 def _private_pairs():
@@ -207,8 +256,8 @@ def test_neighbour_replay(entry):
 
 
 def test_power_half_the_sensitivity_fails():
-    """The release check has power: the centred sums' move is refused against half of its
-    sensitivity (the lower-vs-upper pair moves them by the full 6)."""
+    """The release check has power: the move of T1 is refused against half of its sensitivity
+    (the lower-vs-upper pair moves it by the full 2 d = 4)."""
     wrong = Entry(
         "scaler half sensitivity",
         _run(),
