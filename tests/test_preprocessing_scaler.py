@@ -143,9 +143,39 @@ def test_statistics_are_post_processing_of_the_released_sums():
     o1, o2 = (np.asarray(c.output) for c in tap.calls)
     mid, r = (LO + HI) / 2, (HI - LO) / 2
     np.testing.assert_allclose(sc.mean_, mid + r * np.clip(o1 / 50, -1, 1))
-    v = np.clip(o2 / 50 - (o1 / 50) ** 2, 0, 1)
+    v = np.clip(o2 / 50 - (o1 / 50) ** 2, _floor(o1, 50, len(LO), EPS), 1)
     np.testing.assert_allclose(sc.var_, r * r * v)
-    np.testing.assert_allclose(sc.scale_, np.where(v == 0, 1.0, r * np.sqrt(v)))
+    np.testing.assert_allclose(sc.scale_, r * np.sqrt(v))
+
+
+def _floor(o1, n, d, eps):
+    """The variance floor, in units of r^2, written from the docstring's formula: the Laplace
+    noise standard deviations sqrt(2) Delta / (eps / 2) of the two normalised sums (Delta = 2d
+    and d, up to the documented 2^-52 n and 2^-30 slack, within rtol), at n."""
+    sd1, sd2 = (math.sqrt(2) * delta / (eps / 2) for delta in (2 * d, d))
+    return np.minimum((sd2 + 2 * np.abs(np.clip(o1 / n, -1, 1)) * sd1) / n, 1.0)
+
+
+def test_a_variance_below_its_noise_level_is_raised_to_it():
+    """A constant feature at the midpoint (true variance 0): the released variance is at least
+    the floor, equals it whenever the raw estimate is below it, and scale_ is never 1 by
+    convention but r sqrt(floor)."""
+    n, lo, hi = 2000, np.array([0.0, 0.0]), np.array([2.0, 10.0])
+    X = np.column_stack([np.ones(n), np.random.default_rng(5).uniform(0, 10, n)])
+    r = (hi - lo) / 2
+    hits = 0
+    for seed in range(40):
+        with Tap() as tap:
+            sc = StandardScaler(EPS, bounds=(lo, hi), rng=seed).fit(X)
+        o1, o2 = (np.asarray(c.output) for c in tap.calls)
+        floor = _floor(o1, n, 2, EPS)
+        raw = o2 / n - (o1 / n) ** 2
+        v = sc.var_ / (r * r)
+        np.testing.assert_allclose(v, np.clip(raw, floor, 1), rtol=1e-6)
+        assert np.all(v >= floor * (1 - 1e-6))
+        hits += int(raw[0] < floor[0])
+        np.testing.assert_allclose(sc.scale_, r * np.sqrt(v), rtol=1e-12)
+    assert hits >= 10  # the floor binds for the constant feature (power of the check)
 
 
 def test_each_feature_is_calibrated_to_its_own_range():

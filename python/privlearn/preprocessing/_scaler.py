@@ -19,9 +19,9 @@ all exactly, for the computed values. Two vectors of **normalised sums** are rel
 From the noisy ``T1~`` and ``T2~`` (post-processing, ``n`` public)::
 
     mean_   = m + r * clip(T1~ / n, -1, 1)
-    var_    = r^2 * clip(T2~ / n - (T1~ / n)^2, 0, 1)   # values in [l, u] have variance <= r^2
-    scale_  = r * sqrt(clip(...)), and 1 where it is 0 (scikit-learn's convention for a
-              constant feature)
+    var_    = r^2 * clip(T2~ / n - (T1~ / n)^2, floor, 1)  # values in [l, u]: variance <= r^2
+    scale_  = r * sqrt(clip(...))
+    floor   = min((sd_2 + 2 |clip(T1~ / n, -1, 1)| sd_1) / n, 1)  # the noise level (below)
 
 (``var_`` is evaluated as ``(r v) r``, ``scale_`` as ``r sqrt(v)``: ``sqrt(var_)`` up to
 rounding, and finite even where ``r^2`` overflows.) ``transform`` and ``inverse_transform`` are
@@ -192,15 +192,14 @@ a privacy issue. (5) With ``d`` large and ``n`` small (scikit-learn's breast can
 mean, is large at ``epsilon <= 2``; private bounds are refused there below ``epsilon = 2`` by
 the rule above. (6) **A variance clipped to 0.** ``T2~ / n - (T1~ / n)^2`` is the variance about
 the released mean, so the error of ``T1~ / n`` enters it amplified by ``2 |T1 / n|``, large for
-a feature whose mean is far from the midpoint of its bounds; a noisy variance at or below 0
-gives ``scale_ = 1`` (scikit-learn's convention for a constant feature), in the data's units,
-and the transform of a feature whose spread is far from 1 is then far off. On the example of the
-preprocessing guide (two features, ``epsilon = 0.3``, 1000 seeded fits before a private
-regression) 2 fits in 1000 hit this for the weight feature (test MSE 0.40 and 0.71 against 0.095
-on average for the others; the unweighted release, which gave this feature, the one with the
-larger range, less noise, had none); on breast cancer it makes the mean RMS error of the
-transformed columns larger than with the unweighted release (large-spread features such as the
-areas, whose relative noise grew).
+a feature whose mean is far from the midpoint of its bounds. A noisy variance at or below 0
+would give ``scale_ = 1`` (scikit-learn's convention for a constant feature) in the data's
+units, far off for a feature whose spread is far from 1 (2 fits in 1000 on the guide's example
+before this was handled). **A variance at the noise level:** the released variance (in units
+of ``r^2``) is therefore raised to ``(sd_2 + 2 |T1~ / n| sd_1) / n``, the standard deviation of
+its own noise to first order (``sd_i`` the noise standard deviations of the two sums, public),
+capped at 1. This is post-processing of public values and released ones; a constant feature
+gets a small positive ``scale_`` instead of 1.
 
 *Measured defaults.* ``benches/scaler_private_bounds.py --grid`` (30 seeded fits per
 setting; data described in that script): the quantile in ``{0.9, 0.95, 0.98, 0.99}`` and the
@@ -511,6 +510,17 @@ def _centre(lo: np.ndarray, hi: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return mid, np.maximum(hi - mid, mid - lo)
 
 
+def _noise_sd(sensitivity: float, epsilon: float, delta: float, d: int) -> float:
+    """The standard deviation of the noise on each normalised sum: ``sqrt(2) sensitivity /
+    epsilon`` (Laplace, ``delta = 0``) or the Gaussian mechanism's ``sigma`` for ``d``
+    coordinates. Public parameters only (used by the post-processing)."""
+    if delta > 0:
+        from ..mechanisms import gaussian_sigma
+
+        return float(gaussian_sigma(sensitivity, epsilon, delta, dim=d))
+    return math.sqrt(2.0) * sensitivity / epsilon
+
+
 def _release_bounds(
     X: np.ndarray,
     lo: np.ndarray,
@@ -625,9 +635,10 @@ class StandardScaler(  # type: ignore[misc]
     mean_ : ndarray of shape (n_features,)
         Private mean, in ``[lower, upper]`` of ``bounds_``.
     var_ : ndarray of shape (n_features,) or None
-        Private variance, in ``[0, ((upper - lower) / 2)^2]`` (``None`` with ``with_std=False``).
+        Private variance, in ``(0, ((upper - lower) / 2)^2]``, at least the noise level of its
+        estimate (``None`` with ``with_std=False``).
     scale_ : ndarray of shape (n_features,) or None
-        ``sqrt(var_)``, 1 where ``var_`` is 0 (``None`` with ``with_std=False``).
+        ``sqrt(var_)``, > 0 (``None`` with ``with_std=False``).
     bounds_ : tuple of two ndarrays of shape (n_features,)
         The ``(lower, upper)`` bounds the data were clipped to: the declared values and the
         released private ones (public: part of the release).
@@ -875,10 +886,16 @@ class StandardScaler(  # type: ignore[misc]
         self.var_: Optional[np.ndarray]
         self.scale_: Optional[np.ndarray]
         if with_std:
-            v = np.clip(released[1] / n - t1 * t1, 0.0, 1.0)  # the variance in units of r^2
-            self.var_ = (r * v) * r  # 0 where v = 0, even when r^2 overflows
-            scale = r * np.sqrt(v)  # sqrt(var_) up to rounding, and finite
-            self.scale_ = np.where(scale == 0.0, 1.0, scale)
+            # The variance in units of r^2, raised to the noise level of its own estimate
+            # (public: the noise laws' standard deviations and n; see "A variance at the noise
+            # level" in the module docstring), so that a noisy variance at or below 0 does not
+            # become scale_ = 1 in the data's units.
+            sd1, sd2 = (_noise_sd(s, e_sum, dl_sum, d) for s in sens)
+            t1c = np.clip(t1, -1.0, 1.0)
+            floor = np.minimum((sd2 + 2.0 * np.abs(t1c) * sd1) / n, 1.0)
+            v = np.clip(released[1] / n - t1 * t1, floor, 1.0)
+            self.var_ = (r * v) * r  # finite even when r^2 overflows
+            self.scale_ = r * np.sqrt(v)  # sqrt(var_) up to rounding, > 0
         else:
             self.var_ = None
             self.scale_ = None
