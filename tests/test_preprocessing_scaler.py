@@ -151,7 +151,7 @@ def test_statistics_are_post_processing_of_the_released_sums():
 def _floor(o1, n, d, eps):
     """The variance floor, in units of r^2, written from the docstring's formula: the Laplace
     noise standard deviations sqrt(2) Delta / (eps / 2) of the two normalised sums (Delta = 2d
-    and d, up to the documented 2^-52 n and 2^-30 slack, within rtol), at n."""
+    and d, up to the documented 2.02 (B + 1) u n and 2^-30 slack, within rtol), at n."""
     sd1, sd2 = (math.sqrt(2) * delta / (eps / 2) for delta in (2 * d, d))
     return np.minimum((sd2 + 2 * np.abs(np.clip(o1 / n, -1, 1)) * sd1) / n, 1.0)
 
