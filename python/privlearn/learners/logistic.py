@@ -309,7 +309,7 @@ class DPGradientDescentClassifier(_PrivateLogistic):
 
     **Private bound** (``data_norm="private"``). First the exponential mechanism releases a
     grid point ``C`` near the ``NORM_QUANTILE`` of the raw row norms with ``epsilon_b = 0.1
-    epsilon`` (:func:`~privlearn.learners._private_bounds.private_quantile_bound`: replace-one
+    epsilon`` (:func:`~privlearn._private_quantile.private_quantile_bound`: replace-one
     sensitivity 1 of its utility, ``epsilon_b``-bounded-range, hence ``epsilon_b^2/8``-zCDP by
     Cesar and Rogers, ALT 2021); then the rows are clipped to ``C`` (a per-row map given the
     released ``C``, so every sensitivity above holds as if ``C`` had been declared) and the

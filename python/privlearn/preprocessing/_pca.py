@@ -406,15 +406,15 @@ class PCA(  # type: ignore[misc]
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         Private principal axes (orthonormal rows), by decreasing noisy eigenvalue; the
         largest-magnitude entry of each row is positive.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (n_components,)
         The noisy eigenvalues, clipped at 0, divided by ``n - 1`` (private estimates).
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
         ``explained_variance_`` over the sum of all ``n_features`` clipped noisy eigenvalues
         (private estimates; 0 when that sum is 0).
-    singular_values_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (n_components,)
         Square roots of the clipped noisy eigenvalues of ``second_moment_``.
     noise_variance_ : float
         Mean of the other clipped noisy eigenvalues, divided by ``n - 1`` (0 when every
