@@ -84,6 +84,7 @@ _EXPERIMENT_MODULES = (
     "erm_learnability",
     "practical_regression",
     "audit_peers",
+    "private_pipelines",
 )
 
 for _module in _EXPERIMENT_MODULES:
