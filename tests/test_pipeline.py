@@ -23,7 +23,12 @@ import privlearn.preprocessing as pp
 from privlearn._certified import SharedCloneMixin
 from privlearn.accounting import Accountant, Budget
 from privlearn.errors import InvalidParameterError
-from privlearn.learners import AdaSSPRegressor, OutputPerturbationRegressor
+from privlearn.learners import (
+    AdaSSPRegressor,
+    BoostedAdaSSPRegressor,
+    OutputPerturbationRegressor,
+    PrivateLogisticRegression,
+)
 from privlearn.mechanisms import laplace
 from privlearn.pipeline import PrivatePipeline, make_private_pipeline
 
@@ -556,3 +561,25 @@ def test_constructor_keeps_transform_input_and_privacy_guarantee_checks_n():
     assert pipe.get_params()["transform_input"] == ["X"]
     with pytest.raises(InvalidParameterError, match="n_samples"):
         pipe.privacy_guarantee(0)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        lambda: AdaSSPRegressor(0.05, delta=1e-6, data_norm="private", label_bound=2.0),
+        lambda: BoostedAdaSSPRegressor(0.05, delta=1e-6, data_norm="private", label_bound=2.0),
+        lambda: PrivateLogisticRegression(0.05, delta=0.0, classes=[0, 1]),
+    ],
+    ids=["AdaSSP", "BoostedAdaSSP", "PrivateLogisticRegression"],
+)
+def test_private_bounds_refused_at_small_n_epsilon_before_any_step_reads_data(model):
+    """A learner that refuses private bounds at this n epsilon says so in privacy_guarantee,
+    so the pipeline refuses before the scaler (an earlier step) reads or releases anything."""
+    acct = Accountant(Budget(10.0, 1e-3))
+    est = model()
+    with pytest.raises(InvalidParameterError):
+        est.privacy_guarantee(30)
+    pipe = make_private_pipeline(NoisyCentre(0.5, 4.0, rng=12), est, accountant=acct)
+    with pytest.raises(InvalidParameterError):
+        pipe.fit(Untouchable(), np.zeros(30))
+    assert acct.ledger == ()

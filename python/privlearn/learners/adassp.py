@@ -516,13 +516,23 @@ class AdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEstimator
         Raises
         ------
         InvalidParameterError
-            If a parameter is missing or invalid.
+            If a parameter is missing or invalid, or private bounds are refused at this ``n``
+            (``n epsilon`` too small, as :meth:`fit` refuses them).
         """
         from .._validate import check_integer
         from ..accounting import Budget
+        from ._private_bounds import PRIVATE
 
-        check_integer(n_samples, "n_samples", 1)
-        eps, delta, noise = self._params()[:3]
+        n = check_integer(n_samples, "n_samples", 1)
+        eps, delta, noise, data_norm, label_bound, _i, _r, fraction, quantile = self._params()
+        private = [
+            name
+            for name, v in (("data_norm", data_norm), ("label_bound", label_bound))
+            if v == PRIVATE
+        ]
+        # The plan refuses private bounds when n epsilon is too small, as fit does: say so here,
+        # so that a pipeline refuses before any step has read the data.
+        self._budgets(eps, n, private, fraction, quantile, noise)
         return Budget(eps, delta) if noise == "gaussian" else Budget(eps)
 
     @staticmethod

@@ -335,11 +335,19 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, LinearRegressorMixin, BaseEs
 
     def privacy_guarantee(self, n_samples: int) -> Any:
         """``Budget(epsilon, delta)`` of one fit (replace-one; with private bounds, the total of
-        the two ledger entries)."""
+        the two ledger entries). Raises :class:`~privlearn.errors.InvalidParameterError` where
+        ``fit`` would refuse private bounds at this ``n`` (``n epsilon`` too small)."""
         from ..accounting import Budget
+        from ._private_bounds import PRIVATE, plan_shares
 
-        check_integer(n_samples, "n_samples", 1)
-        eps, delta = self._params()[:2]
+        n = check_integer(n_samples, "n_samples", 1)
+        eps, delta, data_norm, _c, label_bound, _r, _i, fraction, quantile = self._params()
+        private = [
+            name
+            for name, v in (("data_norm", data_norm), ("label_bound", label_bound))
+            if v == PRIVATE
+        ]
+        plan_shares(eps, n, private, fraction, quantile)  # the refusal of fit, from n only
         return Budget(eps, delta)
 
     @staticmethod

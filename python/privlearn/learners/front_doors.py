@@ -254,13 +254,18 @@ class _FrontDoor:
         Raises
         ------
         InvalidParameterError
-            If a parameter is invalid.
+            If a parameter is invalid, or private bounds are refused at this ``n`` (``n
+            epsilon`` too small, as :meth:`fit` refuses them).
         """
         from ..accounting import Budget
 
-        check_integer(n_samples, "n_samples", 1)
+        n = check_integer(n_samples, "n_samples", 1)
         delegate, method, own = self._configured()
         if own:
+            if self.bounds_fraction is None:  # refused at this n as fit refuses (public values)
+                from ._private_bounds import bounds_plan
+
+                bounds_plan(delegate.epsilon, n, own)
             return Budget(delegate.epsilon, getattr(delegate, "delta", 0.0) or 0.0)
         return delegate.privacy_guarantee(n_samples)
 
