@@ -41,14 +41,16 @@ def _chi2_pvalue(z: np.ndarray, factor: float) -> float:
 
 
 def test_gaussian_mean_only_spends_the_whole_delta_on_the_mean():
-    """``with_std=False`` with ``delta > 0``: one Gaussian release of ``T1`` (L2 sensitivity
-    ``2 sqrt(d)``) at the whole ``(epsilon, delta)``. The sampler must receive exactly these,
-    and the noise must have the standard deviation ``gaussian_sigma`` documents for them
-    (chi-square, fpr 1e-6, with the scale 10% off refuted)."""
+    """``with_std=False`` with ``delta > 0``: one Gaussian release of ``V = rho T1``, ``rho = r
+    / ||r||_2`` (L2 sensitivity ``2 ||rho||_2 = 2``, up to the documented slack) at the whole
+    ``(epsilon, delta)``. The sampler must receive exactly these, and the noise must have the
+    standard deviation ``gaussian_sigma`` documents for them (chi-square, fpr 1e-6, with the
+    scale 10% off refuted)."""
     eps, delta, d = 1.0, 1e-5, 2
     lo, hi = np.array([-1.0, 0.0]), np.array([1.0, 4.0])
     X = np.random.default_rng(5).uniform(lo - 0.5, hi + 0.5, size=(30, d))
     mid, r = (lo + hi) / 2, (hi - lo) / 2
+    rho = r / math.sqrt(float(np.sum(r * r)))
     t1 = ((np.clip(X, lo, hi) - mid) / r).sum(axis=0)
     g = Generator(9)
     with Tap() as tap:
@@ -56,10 +58,10 @@ def test_gaussian_mean_only_spends_the_whole_delta_on_the_mean():
             StandardScaler(eps, bounds=(lo, hi), delta=delta, with_std=False, rng=g).fit(X)
     assert len(tap.calls) == 3000 and all(c.name == "gaussian" for c in tap.calls)
     c0 = tap.calls[0]
-    assert c0.sensitivity == pytest.approx(2 * math.sqrt(d), rel=1e-8)  # documented slack
+    assert c0.sensitivity == pytest.approx(2.0, rel=1e-8)  # documented slack
     assert c0.epsilon == eps and c0.params["delta"] == delta
-    np.testing.assert_allclose(c0.value, t1, rtol=1e-12, atol=1e-12)
-    sigma = gaussian_sigma(2 * math.sqrt(d), eps, delta, dim=d)
+    np.testing.assert_allclose(c0.value, rho * t1, rtol=1e-12, atol=1e-12)
+    sigma = gaussian_sigma(2.0, eps, delta, dim=d)
     z = np.concatenate([(np.asarray(c.output) - c.value) / sigma for c in tap.calls])
     assert _chi2_pvalue(z, 1.0) > ALPHA
     for f in (0.9, 1.1):

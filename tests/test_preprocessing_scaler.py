@@ -8,7 +8,8 @@ and ``T2_j = sum_i z_ij^2``. Replacing one row moves every ``T1_j`` by at most 2
 ``T2_j`` by at most 1, whatever the bounds: over the ``d`` features the L1 (Laplace)
 sensitivities are ``2 d`` and ``d``, the L2 (Gaussian) ones ``2 sqrt(d)`` and ``sqrt(d)``. The
 budget is split in exact halves between the two sums (all of it on the first with
-``with_std=False``). Post-processing: ``mean_ = m + r clip(T1~/n, -1, 1)``, ``var_ = r^2
+``with_std=False``, where the released vector is ``V_j = rho_j T1_j``, ``rho = r / ||r||_p``,
+of sensitivity 2 in L1 or L2: the same absolute noise on every feature's mean). Post-processing: ``mean_ = m + r clip(T1~/n, -1, 1)``, ``var_ = r^2
 clip(T2~/n - (T1~/n)^2, 0, 1)``.
 
 * **Calibration**: many seeded fits under the sampler tap of ``tests/replay.py``; the value each
@@ -20,7 +21,8 @@ clip(T2~/n - (T1~/n)^2, 0, 1)``.
   :func:`privlearn.mechanisms.gaussian_sigma` documents for the test's L2 sensitivity and
   ``(epsilon / 2, delta / 2)``.
 * **Audit**: worst-case neighbours of the normalised release on two features with ranges 1 and
-  40 (one row at the lower bounds against one at the upper bounds, mean only, loss ``epsilon``;
+  40 (one row at the lower bounds against one at the upper bounds, mean only: ``V`` moves by
+  exactly ``2 ||rho||_1 = 2``, loss ``epsilon``;
   a row at the upper bounds against one at ``m_j - r_j/4`` for both sums, the pair of largest
   privacy loss, ``25/32 epsilon``) through :func:`privlearn.audit.audit` at ``alpha =
   FALSE_POSITIVE_RATE``, 10^6 samples per side of the release map (the value, the sensitivity
@@ -109,19 +111,41 @@ def test_laplace_calibration():
         _assert_law_per_feature(z, lambda f, b=b: stats.laplace(scale=f * b).cdf, what)
 
 
+# Centring only: two features of very different ranges (half-ranges 0.5 and 50).
+M_LO, M_HI = np.array([0.0, -40.0]), np.array([1.0, 60.0])
+
+
 def test_laplace_calibration_mean_only_spends_everything_on_the_mean():
-    X = _data()
-    b1 = 2 * D / EPS
+    """``with_std=False`` releases ``V_j = rho_j T1_j``, ``rho = r / ||r||_1``, with the L1
+    sensitivity ``2 ||rho||_1 = 2`` (up to the documented slack) and the whole epsilon: Laplace
+    scale ``b = 2 / epsilon`` on every ``V_j``, hence the noise ``||r||_1 b / n`` on every
+    ``mean_j`` in the data's units, the same for both features (KS per feature, with power)."""
+    n = 20_000
+    g0 = np.random.default_rng(8)
+    X = g0.uniform(M_LO, M_HI, size=(n, 2))
+    mid, r = (M_LO + M_HI) / 2, (M_HI - M_LO) / 2
+    rho = r / r.sum()
+    t1, _t2 = _normalised_sums(X, M_LO, M_HI)
+    b = 2 / EPS
     g = Generator(3)
+    means = []
     with Tap() as tap:
         for _ in range(3000):
-            StandardScaler(EPS, bounds=(LO, HI), with_std=False, rng=g).fit(X)
+            sc = StandardScaler(EPS, bounds=(M_LO, M_HI), with_std=False, rng=g).fit(X)
+            means.append(sc.mean_)
     assert all(c.name == "laplace" for c in tap.calls) and len(tap.calls) == 3000
-    t1, _t2 = _normalised_sums(X, LO, HI)
+    c0 = tap.calls[0]
+    u = 2.0**-53  # the documented slack: 2.02 (B + 1) u n (blocked sums) + 2 u n (product)
+    slack = 2.02 * (min(4096, n) + 1) * u * n + 2 * u * n
+    assert c0.sensitivity == pytest.approx(2.0 + slack, rel=2e-9) and c0.epsilon == EPS
     for c in tap.calls[:10]:
-        np.testing.assert_allclose(c.value, t1, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(c.value, rho * t1, rtol=1e-12, atol=1e-12)
     z = np.array([np.asarray(c.output) - c.value for c in tap.calls])
-    _assert_law_per_feature(z, lambda f: stats.laplace(scale=f * b1).cdf, "mean only")
+    _assert_law_per_feature(z, lambda f: stats.laplace(scale=f * b).cdf, "V, mean only")
+    # In the data's units: mean_ = m + r clip(V~ / (rho n)), nothing clipped at this n.
+    err = np.array(means) - (mid + r * t1 / n)
+    scale = r.sum() * b / n  # the same for both features
+    _assert_law_per_feature(err, lambda f: stats.laplace(scale=f * scale).cdf, "mean_ only")
 
 
 def test_gaussian_calibration():
@@ -263,6 +287,14 @@ def _loss_statistic(ca, cb):
     ids=["mean lower-vs-upper", "both sums upper-vs-m-r/4"],
 )
 def test_audit_worst_case_neighbours_and_half_noise_power(with_std, row_a, row_b):
+    if not with_std:  # V = rho T1 moves by exactly 2 ||rho||_1 = 2 at this pair: loss epsilon
+        base = A_LO + np.linspace(0.1, 0.9, 20)[:, None] * (A_HI - A_LO)
+        Xa, Xb = base.copy(), base.copy()
+        Xa[0], Xb[0] = row_a, row_b
+        ((va, s, e),) = _captured(Xa, epsilon=EPS, with_std=False)
+        ((vb, _s, _e),) = _captured(Xb, epsilon=EPS, with_std=False)
+        np.testing.assert_allclose(vb - va, 2 * A_R / A_R.sum(), rtol=1e-12)
+        assert np.abs(vb - va).sum() * e / s == pytest.approx(EPS, rel=1e-8)
     ok = _audit(row_a, row_b, EPS, with_std, _loss_statistic, seed=1)
     assert ok.passed, ok
     broken = _audit(row_a, row_b, 2 * EPS, with_std, _loss_statistic, seed=2)

@@ -12,7 +12,9 @@ sensitivities written here from the module docstring's derivation. The released 
 normalised, ``T1_j = sum_i z_ij`` and ``T2_j = sum_i z_ij^2`` with ``z_ij = (clip(x_ij) - m_j) /
 r_j`` in ``[-1, 1]``: one replaced row moves each ``T1_j`` by at most 2 and each ``T2_j`` by at
 most 1, whatever the ranges, so with ``d = 2`` features ``T1`` moves by ``2 d = 4`` in L1
-(``2 sqrt(2)`` in L2) and ``T2`` by ``d = 2`` in L1 (``sqrt(2)`` in L2).
+(``2 sqrt(2)`` in L2) and ``T2`` by ``d = 2`` in L1 (``sqrt(2)`` in L2). Centring only
+(``with_std=False``) the released vector is ``V_j = rho_j T1_j``, ``rho = r / ||r||_p``: it
+moves by at most ``2 ||rho||_p = 2`` in L1 (Laplace) and in L2 (Gaussian).
 
 The released sums are read through an inner sampler tap (the outputs of the two sampler calls
 of a fit), since the fitted ``mean_`` and ``var_`` are clipped post-processing of them.
@@ -63,6 +65,9 @@ def _run(delta=0.0, with_std=True):
 D = 2
 L1_SUM, L1_SQ = 2.0 * D, 1.0 * D  # 4 and 2
 L2_SUM, L2_SQ = 2.0 * math.sqrt(D), math.sqrt(D)
+# Centring only: V_j = rho_j T1_j with rho = r / ||r||_p moves by at most 2 rho_j, so by
+# 2 ||rho||_p = 2 in L1 (Laplace, rho = (1, 2) / 3) and in L2 (Gaussian, rho = (1, 2) / sqrt(5)).
+L1_MEAN = L2_MEAN = 2.0
 
 ENTRIES = [
     Entry("scaler laplace", _run(), _pairs),
@@ -86,9 +91,17 @@ ENTRIES = [
         "scaler laplace mean only",
         _run(with_std=False),
         _pairs,
-        sensitivity=L1_SUM,
+        sensitivity=L1_MEAN,
         release=lambda out: out["sums"][0],
         norm=1,
+    ),
+    Entry(
+        "scaler gaussian mean only",
+        _run(delta=1e-6, with_std=False),
+        _pairs,
+        sensitivity=L2_MEAN,
+        release=lambda out: out["sums"][0],
+        norm=2,
     ),
     Entry(
         "scaler gaussian normalised sums",

@@ -88,6 +88,49 @@ cancer four of the 30 features, up to 15 times). diffprivlib's ``StandardScaler`
 calibrates each feature to its own range (Laplace on each feature's mean and variance with
 ``epsilon / (2 d)`` each): the L1 case of this release.
 
+Centring only (``with_std=False``)
+----------------------------------
+The argument above minimises the summed **relative** variance, the right criterion when the
+output is divided by ``scale_``. Centring only, ``transform`` outputs ``x - mean_`` in the
+data's units, so the **absolute** noise matters: feature ``j``'s noise standard deviation is
+proportional to ``Delta(a) r_j / a_j``, ``Delta(a) = ||a||_1`` (L1) or ``||a||_2`` (L2). Its
+largest value over the features is at least ``||r||_p``, with equality exactly when all
+``r_j / a_j`` are equal (``r_j <= c a_j`` with ``c = max_k r_k / a_k`` gives ``||r||_p <= c
+||a||_p``): ``w_j = 1``, ``a_j = r_j``, every feature with the same absolute noise ``||r||_p``
+times the noise of one unit sensitivity, the opposite weighting of the normalised sums. (This
+minimises the largest absolute error; the *summed* absolute variance, ``||a||_p^2 sum_j r_j^2
+/ a_j^2``, is minimised by ``a_j`` proportional to ``r_j^(2/3)`` in L1 and ``r_j^(1/2)`` in
+L2, checked numerically, between the two weightings; privlearn keeps the minimax rule, which
+is also its release before the normalised one.) **Rule: centring only, equal absolute noise;
+standardising, noise proportional to each range.** Measured: on breast cancer (30 raw
+features, ranges 0.1 to 4000) a centring-only scaler before a private logistic regression
+lost accuracy from 0.88 to 0.71 at ``epsilon = 1`` when the per-feature release replaced the
+one-scale one.
+
+So with ``with_std=False`` the released vector is ``V_j = fl(rho_j T1_j)`` with the weights
+``rho_j = r_j / ||r||_p`` (``p = 1`` Laplace, ``p = 2`` Gaussian; ``r`` the half-ranges of the
+bounds actually used, declared or privately released: public), and ``T1~_j = V~_j / rho_j``
+is post-processing (then ``mean_`` as above). *Sensitivity.* The computed ``T1_j`` of two
+neighbours differ by at most ``2 + s(n)`` (``s(n) = 2.02 (B + 1) u n``, *Floating point*),
+and each is at most ``n (1 + 2^-40)`` in magnitude, so the rounding of the product adds at
+most ``u rho_j n`` on each side (the excess ``2^-40`` is covered by the margin below; a
+product that underflows adds at most ``2^-1075``, ``d`` of them negligible against the
+margin): ``|V_j - V'_j| <= rho_j (2 + s(n) + 2 u n)``, and the L_p sensitivity is at most
+``(2 + s(n) + 2 u n) ||rho||_p``. The weights are computed as ``rho_j = fl(fl(r_j 2^-e) /
+N)``, ``2^-e`` the power of 2 bringing ``max_j r_j`` into ``[1/2, 1)`` (exact unless a term
+becomes subnormal), ``N`` the computed norm: a sum of ``d`` positive terms (L1, relative error
+at most ``gamma_(d-1)``), or the square root of a sum of ``d`` rounded squares (L2: ``N^2`` is
+within ``gamma_d`` of the exact sum of squares, the square root halves that and adds ``u``).
+So ``N >= ||r 2^-e||_p (1 - (d + 1) u)`` and, with the division's ``u``, the computed
+``||rho||_p <= (1 + u) / (1 - (d + 1) u) <= 1 + (d + 2) u (1 + 2^-30)``. The sensitivity
+used is ``(2 + s(n) + 2 u n) (1 + 2^-30)`` (:data:`SUM_MARGIN`): for ``d < 2^20`` the excess
+``(d + 2) u < 2^-33``, plus the few roundings of the sensitivity's own evaluation, stays below
+``2^-30``. It depends on ``n`` only: the noise law and the native event are fixed before the
+data are read, declared or private bounds alike. The noise on ``mean_j`` in the data's units
+is then ``||r||_p b / n`` for every feature (``b`` the noise scale of ``V``): the same for all
+features, as privlearn's one-scale release before the normalised one. ``with_std=True`` keeps
+the per-feature normalised release.
+
 Calibration and guarantee
 -------------------------
 ``delta = 0`` (**Laplace**): each sum vector is released by privlearn's Laplace mechanism
@@ -99,8 +142,9 @@ above); by basic composition (Dwork and Roth, Theorem 3.14) the fit is ``epsilon
 ``delta > 0`` (**Gaussian**): each sum vector is released by privlearn's Gaussian mechanism
 (:func:`privlearn.mechanisms.gaussian`, exact discrete Gaussian, analytic calibration as that
 function documents it) with its L2 sensitivity and ``(epsilon / 2, delta / 2)``; by basic
-composition the fit is ``(epsilon, delta)``-DP. With ``with_std=False`` only ``T1`` is
-released, with the whole ``(epsilon, delta)``. The split (half and half) is fixed and public.
+composition the fit is ``(epsilon, delta)``-DP. With ``with_std=False`` only the weighted
+first sums ``V`` are released ("Centring only"), with the whole ``(epsilon, delta)`` and the
+sensitivity ``2`` (up to the slack) in L1 or L2. The split (half and half) is fixed and public.
 
 The neighbouring notion is **replace-one** (one row replaced, ``n`` public), privlearn's
 default. The guarantee holds only with ``rng=None`` or an unseeded generator. One fit charges
@@ -526,6 +570,25 @@ def _sensitivities(n: int, d: int, gaussian_noise: bool) -> Tuple[float, float]:
     return (2.0 + slack) * size * grow, (1.0 + slack) * size * grow
 
 
+def _mean_only_sensitivity(n: int) -> float:
+    """The L1 (Laplace) or L2 (Gaussian) sensitivity of the weighted sums ``V = fl(rho T1)`` of
+    the centring-only release (module docstring, "Centring only"): ``(2 + 2.02 (B + 1) u n + 2 u
+    n)`` times ``||rho||_p <= 1`` (up to a relative ``(d + 2) u``), times ``1 +``
+    :data:`SUM_MARGIN`. A function of ``n`` only, never of the bounds or of ``d``."""
+    return (2.0 + _sum_slack(n) + 2.0 * _U * n) * (1.0 + SUM_MARGIN)
+
+
+def _mean_weights(r: np.ndarray, gaussian_noise: bool) -> np.ndarray:
+    """``rho = r / ||r||_p`` (``p = 1`` Laplace, ``p = 2`` Gaussian): the weights of the
+    centring-only release, public functions of the bounds. ``r`` is first scaled by the power of
+    2 that brings its largest entry into ``[1/2, 1)`` (exact, unless a tiny entry becomes
+    subnormal), so that neither the sum nor the squares overflow."""
+    _frac, e = math.frexp(float(np.max(r)))
+    rs = np.ldexp(r, -e)
+    norm = math.sqrt(float(np.sum(rs * rs))) if gaussian_noise else float(np.sum(rs))
+    return np.asarray(rs / norm, dtype=np.float64)
+
+
 def _normalised_sums(
     X: np.ndarray, lo: np.ndarray, hi: np.ndarray, with_std: bool
 ) -> List[np.ndarray]:
@@ -623,7 +686,8 @@ class StandardScaler(  # type: ignore[misc]
     of the two sums at ``epsilon / 2`` each). ``delta > 0``: ``(epsilon, delta)``-differentially
     private (the Gaussian mechanism of :func:`privlearn.mechanisms.gaussian` on each sum at
     ``(epsilon / 2, delta / 2)``, basic composition). ``with_std=False`` releases only the
-    first sum, at the whole budget. **Private bounds**: with ``k`` features having a
+    first sum, at the whole budget, reweighted to ``(r_j / ||r||_p) T1_j`` (sensitivity 2 in L1
+    or L2): the same absolute noise on every feature's mean. **Private bounds**: with ``k`` features having a
     ``"private"`` side, each such feature's bound is first released by the exponential
     mechanism over a public grid (:mod:`privlearn._private_quantile`; McSherry and Talwar,
     Theorem 6) at ``epsilon_b``, the largest float at most ``bounds_fraction * epsilon / k``,
@@ -662,7 +726,13 @@ class StandardScaler(  # type: ignore[misc]
         Subtract ``mean_`` in ``transform`` (the mean is released either way).
     with_std : bool, default True
         Release the second moment and divide by ``scale_`` in ``transform``; ``False`` spends the
-        whole budget on the mean and leaves ``var_`` and ``scale_`` as ``None``.
+        whole budget on the mean and leaves ``var_`` and ``scale_`` as ``None``. The noise rule
+        follows the output's units: standardising (``True``), each feature's noise is
+        proportional to its own range (the output is in units of ``scale_``); centring only
+        (``False``), every feature gets the same absolute noise, ``||r||_p`` (``p = 1``
+        Laplace, ``2`` Gaussian, ``r`` the half-ranges) times that of one unit sensitivity on
+        ``mean_ * n``, since ``x - mean_`` stays in the data's units (this minimises the
+        largest absolute error; module docstring, "Centring only").
     bounds_quantile : float, default 0.98
         Quantile of the private bounds, in (0, 1) (used only with a private side).
     bounds_fraction : float or None, default None
@@ -883,8 +953,12 @@ class StandardScaler(  # type: ignore[misc]
         # The normalised sums' sensitivities depend on n and d only, declared or private bounds
         # alike (module docstring): the noise laws and the native events are fixed before the
         # data are read.
+        # Centring only: the weighted sums V = fl(rho T1), sensitivity (2 + ...) ||rho||_p with
+        # ||rho||_p = 1 (module docstring, "Centring only").
         n_sums = 2 if with_std else 1
-        sens = _sensitivities(n, d, gaussian_noise)[:n_sums]
+        sens: Tuple[float, ...] = (
+            _sensitivities(n, d, gaussian_noise) if with_std else (_mean_only_sensitivity(n),)
+        )
         e_sum = rest / 2.0 if with_std else rest  # exact halves
         dl_sum = delta / 2.0 if with_std else delta
         gen = as_generator(self.rng)
@@ -908,6 +982,8 @@ class StandardScaler(  # type: ignore[misc]
             if k:
                 b_lo, b_hi = _release_bounds(Xv, lo, hi, plo, phi, quantile, shares[0], gen)
             sums = _normalised_sums(Xv, b_lo, b_hi, with_std)
+            if not with_std:  # V = fl(rho T1), rho public (declared or released bounds)
+                sums = [_mean_weights(_centre(b_lo, b_hi)[1], gaussian_noise) * sums[0]]
             out = []
             for value, s in zip(sums, sens):
                 noisy: Any
@@ -922,7 +998,12 @@ class StandardScaler(  # type: ignore[misc]
 
         # Post-processing (n public; the bounds are public parameters or released values).
         mid, r = _centre(b_lo, b_hi)
-        t1 = released[0] / n
+        if with_std:
+            t1 = released[0] / n
+        else:  # T1~ = V~ / rho (a weight that underflowed to 0 gives the midpoint)
+            rho = _mean_weights(r, gaussian_noise)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t1 = np.where(rho > 0, released[0] / np.where(rho > 0, rho, 1.0), 0.0) / n
         self.mean_ = mid + r * np.clip(t1, -1.0, 1.0)
         self.var_: Optional[np.ndarray]
         self.scale_: Optional[np.ndarray]
