@@ -36,6 +36,7 @@ Use :func:`spawn_seeds` or :meth:`Generator.spawn` to give independent streams t
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, List, Union
 
 import numpy as np
@@ -82,6 +83,16 @@ def _from_numpy(rng: object) -> "Union[_core.Generator, None]":
     if isinstance(rng, np.random.RandomState):
         return _from_key_words(rng.randint(0, 2**64, size=4, dtype=np.uint64))
     return None
+
+
+def reproducible(rng: object) -> bool:
+    """Whether ``rng`` makes every fit of an estimator draw the same noise (reproducible, not
+    private): an integer seed (not a bool) or a :class:`numpy.random.SeedSequence`. A
+    generator advances between fits; ``None`` draws fresh entropy. (scikit-learn's
+    ``non_deterministic`` tag of the private estimators and transformers.)"""
+    return (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)) or isinstance(
+        rng, np.random.SeedSequence
+    )
 
 
 def as_generator(rng: RngLike = None) -> "_core.Generator":

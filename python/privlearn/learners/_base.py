@@ -31,6 +31,7 @@ from .._validate import check_choice, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
 from ..mechanisms import _charged
+from ..random import reproducible
 from ._solvers import Loss, SolverError
 
 __all__: list = []
@@ -275,8 +276,7 @@ class PrivateEstimatorMixin(SharedCloneMixin):
         tags = super().__sklearn_tags__()  # type: ignore[misc]
         # An integer seed or a numpy SeedSequence makes every fit draw the same noise
         # (reproducible, not private); a numpy Generator advances between fits.
-        rng = getattr(self, "rng", None)
-        tags.non_deterministic = not (is_integer(rng) or isinstance(rng, np.random.SeedSequence))
+        tags.non_deterministic = not reproducible(getattr(self, "rng", None))
         if tags.regressor_tags is not None:
             tags.regressor_tags.poor_score = True
         if tags.classifier_tags is not None:

@@ -106,12 +106,12 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from .._certified import SharedCloneMixin, validate_X
 from .._private_quantile import check_grid, private_quantile_bound
 from .._validate import check_boolean, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
+from ._base import PrivateTransformerMixin
 
 __all__ = ["Clipper"]
 
@@ -172,7 +172,7 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 class Clipper(  # type: ignore[misc]
-    SharedCloneMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+    PrivateTransformerMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
     r"""Clip every row to an L2-norm bound, and provide a label bound, each declared or chosen
     privately.
@@ -389,24 +389,13 @@ class Clipper(  # type: ignore[misc]
         return Budget(p["epsilon"]) if p["private"] else Budget(0.0)
 
     def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        rng = self.rng
-        seeded = (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)) or isinstance(
-            rng, np.random.SeedSequence
-        )
+        tags = super().__sklearn_tags__()  # seeds and NaN: PrivateTransformerMixin
         private = PRIVATE in (self.data_norm, self.label_bound)
-        tags.non_deterministic = private and not seeded
-        tags.input_tags.allow_nan = False
+        tags.non_deterministic = private and tags.non_deterministic  # declared bounds: no draw
         tags.target_tags.required = self.label_bound == PRIVATE
         return tags
 
     # -- fit ----------------------------------------------------------------------------------
-
-    def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
-        try:
-            return validate_X(self, X, reset=reset)
-        except InvalidParameterError as err:  # the message names its parameter first
-            raise InvalidParameterError(f"X: {err}", "X") from None
 
     @staticmethod
     def _labels(y: Any, n: int) -> np.ndarray:

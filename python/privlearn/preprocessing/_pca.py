@@ -155,11 +155,11 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._certified import SharedCloneMixin, validate_X
 from .._validate import check_delta, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
+from ._base import PrivateTransformerMixin
 from ._scaler import SUM_MARGIN, _bounds_arg
 
 __all__ = ["PCA"]
@@ -353,7 +353,7 @@ def _svd_flip(components: np.ndarray) -> np.ndarray:
 
 
 class PCA(  # type: ignore[misc]
-    SharedCloneMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    PrivateTransformerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     r"""Principal component analysis with differentially private components (Analyze Gauss).
 
@@ -532,28 +532,12 @@ class PCA(  # type: ignore[misc]
         eps, delta = self._params()[:2]
         return Budget(eps, delta)
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        rng = self.rng
-        seeded = (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)) or isinstance(
-            rng, np.random.SeedSequence
-        )
-        tags.non_deterministic = not seeded
-        tags.input_tags.allow_nan = False
-        return tags
-
     @property
     def _n_features_out(self) -> int:
         """Number of output features (``get_feature_names_out``: ``pca0``, ``pca1``, ...)."""
         return int(self.components_.shape[0])
 
     # -- fit ----------------------------------------------------------------------------------
-
-    def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
-        try:
-            return validate_X(self, X, reset=reset)
-        except InvalidParameterError as err:  # the message names its parameter first
-            raise InvalidParameterError(f"X: {err}", "X") from None
 
     def fit(self, X: Any, y: Any = None) -> "PCA":
         """Release the private components of ``X`` (``y`` is ignored), charging the guarantee

@@ -180,12 +180,12 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from .._certified import SharedCloneMixin, validate_X
 from .._private_quantile import _SCALE, _target
 from .._validate import check_boolean, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
+from ._base import PrivateTransformerMixin
 from ._scaler import _bounds_arg
 
 __all__ = ["MinMaxScaler", "RobustScaler"]
@@ -316,7 +316,7 @@ def _checked_grid(lo: np.ndarray, hi: np.ndarray, size: int) -> np.ndarray:
 
 
 class _QuantileScaler(  # type: ignore[misc]
-    SharedCloneMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+    PrivateTransformerMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
     """Shared plumbing: parameter checks, the charge, the release of the quantile levels."""
 
@@ -355,22 +355,6 @@ class _QuantileScaler(  # type: ignore[misc]
         self._levels()
         eps = self._common()[0]
         return Budget(eps)
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        rng = self.rng
-        seeded = (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)) or isinstance(
-            rng, np.random.SeedSequence
-        )
-        tags.non_deterministic = not seeded
-        tags.input_tags.allow_nan = False
-        return tags
-
-    def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
-        try:
-            return validate_X(self, X, reset=reset)
-        except InvalidParameterError as err:  # the message names its parameter first
-            raise InvalidParameterError(f"X: {err}", "X") from None
 
     def _fit_levels(self, X: Any) -> Tuple[np.ndarray, List[float]]:
         """Check everything, read ``X``, release and charge; returns the ``(d, k)`` sorted

@@ -330,10 +330,10 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from .._certified import SharedCloneMixin, validate_X
 from .._validate import check_boolean, check_delta, check_epsilon, check_integer, check_real
 from ..accounting._accountant import check_accountant
 from ..errors import InvalidParameterError
+from ._base import PrivateTransformerMixin
 
 __all__ = ["StandardScaler"]
 
@@ -668,7 +668,7 @@ def _release_bounds(
 
 
 class StandardScaler(  # type: ignore[misc]
-    SharedCloneMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+    PrivateTransformerMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
     r"""Standardise features by a private mean and a private standard deviation.
 
@@ -874,23 +874,7 @@ class StandardScaler(  # type: ignore[misc]
         eps, delta = self._params()[:2]
         return Budget(eps, delta) if delta > 0 else Budget(eps)
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        rng = self.rng
-        seeded = (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)) or isinstance(
-            rng, np.random.SeedSequence
-        )
-        tags.non_deterministic = not seeded
-        tags.input_tags.allow_nan = False
-        return tags
-
     # -- fit ----------------------------------------------------------------------------------
-
-    def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
-        try:
-            return validate_X(self, X, reset=reset)
-        except InvalidParameterError as err:  # the message names its parameter first
-            raise InvalidParameterError(f"X: {err}", "X") from None
 
     def fit(self, X: Any, y: Any = None) -> "StandardScaler":
         """Release the private statistics of ``X`` (``y`` is ignored), and first the private
