@@ -160,7 +160,7 @@ from ..accounting._accountant import check_accountant
 from ..accounting._numerics import split_down
 from ..errors import InvalidParameterError
 from ._base import PrivateTransformerMixin
-from ._scaler import SUM_MARGIN, _bounds_arg
+from ._scaler import SUM_MARGIN, _bounds_arg, _centre, per_feature_bounds
 
 __all__ = ["PCA"]
 
@@ -570,18 +570,8 @@ class PCA(  # type: ignore[misc]
         private_mean = isinstance(centering, str)
         if private_mean:
             assert bounds is not None
-            lo, hi = bounds
-            for b in (lo, hi):
-                if b.ndim == 1 and b.shape[0] != d:
-                    raise InvalidParameterError(
-                        f"bounds: per-feature bounds have length {b.shape[0]}, but X has {d} "
-                        "features",
-                        "bounds",
-                    )
-            lo = np.broadcast_to(lo, (d,)).astype(np.float64)
-            hi = np.broadcast_to(hi, (d,)).astype(np.float64)
-            mid = lo / 2.0 + hi / 2.0
-            r = np.maximum(hi - mid, mid - lo)
+            lo, hi = per_feature_bounds(*bounds, d)
+            mid, r = _centre(lo, hi)
             g = _float_slack(n)
             per_feature = r * (2.0 + 2.0 * g * n)
             mean_sens: Optional[float] = float(np.sqrt(np.sum(per_feature * per_feature))) * (

@@ -186,7 +186,7 @@ from ..accounting._accountant import check_accountant
 from ..accounting._numerics import _float_down
 from ..errors import InvalidParameterError
 from ._base import PrivateTransformerMixin
-from ._scaler import _bounds_arg
+from ._scaler import _bounds_arg, per_feature_bounds
 
 __all__ = ["MinMaxScaler", "RobustScaler"]
 
@@ -368,14 +368,7 @@ class _QuantileScaler(  # type: ignore[misc]
         eps, lo, hi, size, grid = self._common()
         Xv = self._validate(X, reset=True)
         n, d = int(Xv.shape[0]), int(Xv.shape[1])
-        for b in (lo, hi):
-            if b.ndim == 1 and b.shape[0] != d:
-                raise InvalidParameterError(
-                    f"bounds: per-feature bounds have length {b.shape[0]}, but X has {d} features",
-                    "bounds",
-                )
-        lo_d = np.broadcast_to(lo, (d,)).astype(np.float64)
-        hi_d = np.broadcast_to(hi, (d,)).astype(np.float64)
+        lo_d, hi_d = per_feature_bounds(lo, hi, d)
         grids = np.broadcast_to(grid, (d, size))
         k = len(levels)
         share = _float_down(Fraction(eps) / (k * d))  # the largest float <= eps / (k d)

@@ -612,6 +612,22 @@ def _normalised_sums(
     return [np.array([math.fsum(p[:, j]) for j in range(d)]) for p in parts]
 
 
+def per_feature_bounds(lo: np.ndarray, hi: np.ndarray, d: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Checked ``(lower, upper)`` (scalars or 1-d, from :func:`_bounds_arg`) as float arrays of
+    length ``d``: per-feature bounds of another length than the ``d`` columns of ``X`` (its
+    public shape) are refused."""
+    for b in (lo, hi):
+        if b.ndim == 1 and b.shape[0] != d:
+            raise InvalidParameterError(
+                f"bounds: per-feature bounds have length {b.shape[0]}, but X has {d} features",
+                "bounds",
+            )
+    return (
+        np.broadcast_to(lo, (d,)).astype(np.float64),
+        np.broadcast_to(hi, (d,)).astype(np.float64),
+    )
+
+
 def _centre(lo: np.ndarray, hi: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """``(m, r)``: the midpoints ``l/2 + u/2`` and the half-ranges ``max(fl(u - m), fl(m -
     l)) > 0`` of the bounds (module docstring)."""
@@ -900,14 +916,7 @@ class StandardScaler(  # type: ignore[misc]
         eps, delta, _with_mean, with_std, (lo, hi, plo, phi), quantile, fraction = self._params()
         Xv = self._validate(X, reset=True)
         n, d = int(Xv.shape[0]), int(Xv.shape[1])
-        for b in (lo, hi):
-            if b.ndim == 1 and b.shape[0] != d:
-                raise InvalidParameterError(
-                    f"bounds: per-feature bounds have length {b.shape[0]}, but X has {d} features",
-                    "bounds",
-                )
-        lo = np.broadcast_to(lo, (d,)).astype(np.float64)
-        hi = np.broadcast_to(hi, (d,)).astype(np.float64)
+        lo, hi = per_feature_bounds(lo, hi, d)
         plo = np.broadcast_to(plo, (d,)).copy()
         phi = np.broadcast_to(phi, (d,)).copy()
         k = int(np.count_nonzero(plo | phi))  # one private quantile per such feature
