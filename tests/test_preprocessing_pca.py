@@ -478,3 +478,14 @@ def test_utility_first_component_of_a_dominant_direction():
     X = g.normal(size=(20_000, 5)) * np.array([3.0, 1.0, 0.5, 0.5, 0.5])
     est = PCA(1.0, n_components=1, data_norm=10.0, rng=4).fit(X)
     assert abs(est.components_[0, 0]) > 0.99
+
+
+def test_a_data_norm_whose_square_overflows_is_refused_before_drawing():
+    from privlearn.accounting import Accountant, Budget
+    from privlearn.errors import InvalidParameterError
+
+    acct = Accountant(Budget(10.0, 1e-3))
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(InvalidParameterError, match="data_norm: too large"):
+        PCA(1.0, data_norm=1e200, delta=1e-6, accountant=acct).fit(X)
+    assert acct.ledger == ()

@@ -20,7 +20,8 @@ so every output row has norm at most ``C`` (at most 1 with ``rescale``), up to r
 Guarantee
 ---------
 Let ``k`` be the number of bounds that are ``"private"`` (0, 1 or 2). ``k = 0``: ``fit`` reads
-only the shape and column names of ``X`` and releases nothing about the data; it charges
+``X`` only to check it (finite numbers, its shape and column names) and releases nothing about
+the data; it charges
 nothing and ``privacy_guarantee(n)`` is ``Budget(0)`` (``epsilon``, if given, is not spent).
 ``k >= 1``: each private bound is released at the share ``epsilon / k`` (``k = 2``: two exact
 halves, ``epsilon / 2 + epsilon / 2 == epsilon`` in floating point; the split is fixed and

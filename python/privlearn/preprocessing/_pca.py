@@ -135,7 +135,8 @@ within ``gamma_k`` times the sum of the terms' magnitudes of the exact one):
   whether a fit succeeds depends on the parameters, ``n`` and ``d`` only.
 
 The eigendecomposition (:func:`numpy.linalg.eigh`) runs on the released matrix in units of
-``C^2`` and the eigenvalues are scaled afterwards, so no overflow depends on ``C``.
+``C^2`` and the eigenvalues are scaled afterwards; a ``data_norm`` for which ``4 n C^2``
+overflows is refused before anything is drawn (parameters and ``n`` only).
 
 Comparison: diffprivlib's and OpenDP's private PCAs were not installed here and were not
 compared.
@@ -561,6 +562,12 @@ class PCA(  # type: ignore[misc]
         if d >= MAX_FEATURES:
             raise InvalidParameterError(
                 f"X: at most {MAX_FEATURES - 1} features are supported; got {d}", "X"
+            )
+        if not math.isfinite(C * C * (4.0 * n)):  # the attributes in units of C^2 must be finite
+            raise InvalidParameterError(
+                f"data_norm: too large for n = {n} rows: the released matrix in the data's units "
+                f"(entries up to about 4 n data_norm^2) would overflow; got {C!r}",
+                "data_norm",
             )
         n_comp = min(n, d) if k is None else k
         if n_comp > d:
