@@ -295,3 +295,26 @@ def test_step_whose_tags_cannot_be_read_is_refused():
     with pytest.raises(InvalidParameterError) as err:
         make_private_pipeline(_TagsFail(), StandardScaler(1.0, bounds=(0.0, 1.0)))
     assert err.value.parameter == "steps" and "_TagsFail" in str(err.value)
+
+
+def test_sampler_sensitivities_are_the_documented_formulas_to_the_last_bits():
+    """The sensitivities the sampler receives, written from the module docstring: per feature
+    ``2 + s(n)`` for ``T1`` and ``1 + s(n)`` for ``T2`` (``s(n) = 2.02 (B + 1) u n``, ``B =
+    min(4096, n)``, ``u = 2^-53``), summed over the ``d`` features (L1, Laplace), times ``1 +
+    2^-30``; centring only: ``(2 + s(n) + 2 u n)(1 + 2^-30)``. At ``n = 200000`` the terms in
+    ``n`` and the margin are far above the comparison's tolerance."""
+    n, d, eps = 200_000, 2, 1.0
+    lo, hi = np.array([0.0, -1.0]), np.array([1.0, 1.0])
+    X = np.random.default_rng(6).uniform(lo, hi, size=(n, d))
+    u = 2.0**-53
+    s = 2.02 * (min(4096, n) + 1) * u * n
+    grow = 1.0 + 2.0**-30
+    with Tap() as tap:
+        StandardScaler(eps, bounds=(lo, hi), rng=1).fit(X)
+    c1, c2 = tap.calls
+    assert c1.sensitivity == pytest.approx((2.0 + s) * d * grow, rel=1e-14)
+    assert c2.sensitivity == pytest.approx((1.0 + s) * d * grow, rel=1e-14)
+    with Tap() as tap:
+        StandardScaler(eps, bounds=(lo, hi), with_std=False, rng=1).fit(X)
+    (c,) = tap.calls
+    assert c.sensitivity == pytest.approx((2.0 + s + 2.0 * u * n) * grow, rel=1e-14)
