@@ -318,3 +318,51 @@ def test_sampler_sensitivities_are_the_documented_formulas_to_the_last_bits():
         StandardScaler(eps, bounds=(lo, hi), with_std=False, rng=1).fit(X)
     (c,) = tap.calls
     assert c.sensitivity == pytest.approx((2.0 + s + 2.0 * u * n) * grow, rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"delta": 1e-6},
+        {"bounds": ("private", "private"), "bounds_fraction": 0.3},
+        {"bounds": ("private", "private"), "bounds_fraction": 0.3, "delta": 1e-6},
+        {"with_std": False, "delta": 1e-6},
+    ],
+    ids=["laplace", "gaussian", "private laplace", "private gaussian", "gaussian mean only"],
+)
+def test_the_ledger_entry_is_the_stated_guarantee_and_the_samplers_native_events(kw):
+    """One entry whose budget is exactly ``privacy_guarantee(n)`` (the declared (epsilon,
+    delta), not the sum of rounded parts), and whose event composes, for the sums, exactly the
+    native events that :func:`privlearn.mechanisms.gaussian` / ``laplace`` charge for a
+    ``d``-vector with the parameters the sampler received."""
+    from privlearn.accounting import Accountant, Budget
+    from privlearn.mechanisms import gaussian, laplace
+
+    n, d, eps = 3000, 3, 0.3
+    X = np.random.default_rng(8).uniform(0.0, 50.0, size=(n, d))
+    kw = dict(kw)
+    bounds = kw.pop("bounds", (0.0, 50.0))
+    acct = Accountant(Budget(10.0, 1e-3))
+    est = StandardScaler(eps, bounds=bounds, accountant=acct, rng=2, **kw)
+    with Tap() as tap:
+        est.fit(X)
+    (entry,) = acct.ledger
+    assert entry.budget == est.privacy_guarantee(n)
+    sums = [c for c in tap.calls if c.name in ("gaussian", "laplace")]
+    assert len(sums) == (1 if kw.get("with_std") is False else 2)
+    parts = entry.event.params[-len(sums) :]
+    for call, part in zip(sums, parts):
+        probe = Accountant(Budget(10.0, 1e-3))
+        if call.name == "gaussian":
+            gaussian(
+                np.zeros(d),
+                call.sensitivity,
+                call.epsilon,
+                call.params["delta"],
+                accountant=probe,
+                rng=0,
+            )
+        else:
+            laplace(np.zeros(d), call.sensitivity, call.epsilon, accountant=probe, rng=0)
+        assert probe.ledger[0].event == part
