@@ -788,8 +788,9 @@ _DESCRIPTION = """\
 Private preprocessing and a private model in one pipeline, at the same total budget, from the
 raw features of the IWPC warfarin data (test MSE; 3,000 / 1,819 random splits) and of
 scikit-learn's breast-cancer data (test accuracy; stratified 70/30 splits), at total epsilon in
-{0.1, 0.2, 0.5, 1, 2, 5}: privlearn's make_private_pipeline (a declared range map, the private
-StandardScaler, the front door PrivateLinearRegression or PrivateLogisticRegression) against
+{0.1, 0.2, 0.5, 1, 2, 5}: privlearn's make_private_pipeline (the private StandardScaler on the
+declared raw bounds, centring only, then the front door PrivateLinearRegression or
+PrivateLogisticRegression; a declared range map before the scaler is an ablation) against
 diffprivlib's Pipeline of its private StandardScaler and LinearRegression / LogisticRegression,
 with the same declared bounds, and the non-private pipeline and the constant predictor. The
 scaler's share of the budget is a fixed public fraction (the split-study table shows every
